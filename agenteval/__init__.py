@@ -1,0 +1,49 @@
+"""agenteval: evaluate AI agents and RAG pipelines with honest statistics.
+
+Public names are imported lazily, so ``import agenteval`` stays fast and pulls in no heavy or
+optional library (numpy/scipy come with the first estimator used; openai/instructor with the
+LLM judge; pymc/arviz/matplotlib with plots).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "Agentic": "agenteval.metrics.agentic",
+    "AgenticResults": "agenteval.results",
+    "AgentEvalError": "agenteval.errors",
+    "DataError": "agenteval.errors",
+    "ConfigError": "agenteval.errors",
+    "JudgeError": "agenteval.errors",
+    "Dataset": "agenteval.schemas.common",
+    "Batch": "agenteval.schemas.common",
+    "AgenticMetric": "agenteval.schemas.results",
+    "ToolCorrectnessScore": "agenteval.schemas.results",
+    "FrequentistMode": "agenteval.statistical.modes",
+    "BayesianMode": "agenteval.statistical.modes",
+    "pass_at_k": "agenteval.statistical.estimators",
+    "pass_pow_k": "agenteval.statistical.estimators",
+    "Retriever": "agenteval.core.retriever",
+    "load_datasets": "agenteval.core.retriever",
+    "OfflineJudge": "agenteval.judge.offline",
+    "LLMJudge": "agenteval.judge.llm",
+}
+
+__all__ = sorted(_EXPORTS) + ["__version__"]
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agenteval' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

@@ -1,0 +1,182 @@
+"""The ``agenteval`` command: parse arguments, call the public API, print and write results.
+
+Exit codes: 0 ok; 2 bad input or usage (one line on stderr, no traceback); 1 any other failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from agenteval.errors import AgentEvalError, ConfigError
+
+FORMATS = ("table", "json", "csv")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenteval", description="Evaluate AI agents with honest statistics."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="evaluate a file of agent conversations",
+                         description="Evaluate a file of agent conversations (.jsonl, .json, or "
+                         "OpenAI-style traces) and print per-conversation and suite results.")
+    run.add_argument("data", type=Path, help="conversations: .jsonl (one per line) or .json (a list)")
+    run.add_argument("--k", type=int, required=True, help="attempts for pass@k / pass^k (>= 1)")
+    run.add_argument("--mode", choices=("frequentist", "bayesian"), default="frequentist",
+                     help="frequentist: plug-in estimates with Wilson intervals; bayesian: exact "
+                     "conjugate Beta-Binomial posterior (default: %(default)s)")
+    run.add_argument("--threshold", type=float, default=0.7,
+                     help="judge score an answer needs to count as correct (default: %(default)s)")
+    run.add_argument("--tool-threshold", type=float, default=1.0,
+                     help="tool correctness needed for tool use to count (default: %(default)s)")
+    run.add_argument("--ci-level", type=float, default=0.95, help="interval level (default: %(default)s)")
+    run.add_argument("--interval", choices=("wilson", "clopper-pearson"), default="wilson",
+                     help="frequentist interval for rates (default: %(default)s)")
+    run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"), default=(1.0, 1.0),
+                     help="Beta(A, B) prior in bayesian mode (default: 1 1)")
+    run.add_argument("--out", type=Path, help="directory to write results files into")
+    run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
+    run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
+    judge = run.add_argument_group("judge")
+    judge.add_argument("--judge", choices=("offline", "llm"), default="offline",
+                       help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
+    judge.add_argument("--judge-model", help="model name for --judge llm")
+    judge.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
+    judge.add_argument("--api-key-env", default="OPENAI_API_KEY",
+                       help="environment variable holding the API key (default: %(default)s)")
+    judge.add_argument("--max-concurrency", type=int, default=16, help="concurrent judge calls")
+    judge.add_argument("--max-calls", type=int, help="hard cap on judge requests for this run")
+    judge.add_argument("--cache", help="judge cache file (default: the user cache dir)")
+    judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
+    judge.add_argument("--plain-text", action="store_true",
+                       help="ask for a fenced JSON block instead of structured output")
+    return parser
+
+
+def make_mode(args: argparse.Namespace) -> Any:
+    from agenteval.statistical.modes import BayesianMode, FrequentistMode
+
+    if args.mode == "bayesian":
+        return BayesianMode(ci_level=args.ci_level, beta_prior_a=args.prior[0],
+                            beta_prior_b=args.prior[1])
+    return FrequentistMode(ci_level=args.ci_level, interval=args.interval)
+
+
+def make_judge(args: argparse.Namespace) -> Any:
+    """The judge the flags ask for; the LLM judge's key comes from the environment only."""
+    if args.judge == "offline":
+        from agenteval.judge.offline import OfflineJudge
+
+        return OfflineJudge()
+    if not args.judge_model:
+        raise ConfigError("--judge llm needs --judge-model NAME")
+    api_key = os.environ.get(args.api_key_env)
+    if not api_key and not args.base_url:
+        raise ConfigError(f"--judge llm needs an API key in ${args.api_key_env} (or --base-url "
+                          "for a local server that takes none)")
+    from agenteval.judge.llm import LLMJudge
+
+    cache: Any = False if args.no_cache else (args.cache or True)
+    return LLMJudge(args.judge_model, base_url=args.base_url, api_key=api_key or "unused",
+                    max_concurrency=args.max_concurrency, max_calls=args.max_calls, cache=cache,
+                    use_structured_output=not args.plain_text, strict=args.strict)
+
+
+def run_command(args: argparse.Namespace) -> int:
+    from agenteval.metrics.agentic import Agentic
+
+    if not args.data.exists():
+        raise AgentEvalError(f"{args.data}: no such file")
+    results = Agentic.run(str(args.data), make_judge(args), args.k, threshold=args.threshold,
+                          tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
+                          strict=args.strict)
+    if args.out is not None:
+        write_outputs(results, args.out)
+    out = sys.stdout
+    if args.format == "json":
+        json.dump(results.to_json(), out, indent=2)
+        out.write("\n")
+    elif args.format == "csv":
+        results.to_dataframe().to_csv(out, index=False)
+    else:
+        out.write(format_table(results) + "\n")
+        if args.out is not None:
+            out.write(f"\nwrote results to {args.out}/\n")
+    return 0
+
+
+def format_table(results: Any) -> str:
+    """Per-conversation table, then the suite summary."""
+    import pandas as pd
+
+    k = results.k
+    df = results.to_dataframe()
+    view = pd.DataFrame({
+        "session": df["session_id"], "agent": df["assistant_id"],
+        "task": df["task_id"].fillna("-"),
+        "n": df["total_interactions"], "c": df["correct_interactions"],
+        "full": df["is_fully_correct"].map({True: "yes", False: "no"}).fillna("?"),
+        f"pass@{k}": [_ci(r.pass_at_k, r.pass_at_k_ci_low, r.pass_at_k_ci_high) for r in df.itertuples()],
+        f"pass^{k}": [_ci(r.pass_pow_k, r.pass_pow_k_ci_low, r.pass_pow_k_ci_high) for r in df.itertuples()],
+        "errors": df["judge_errors"],
+    })
+    summary = results.summary()
+    judge = summary.judge
+    lines = [
+        f"agenteval: {len(results)} conversations, k={k}",
+        view.to_string(index=False),
+        "",
+        "suite summary (share of fully correct conversations):",
+        summary.to_text(),
+        "",
+        f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
+        f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}",
+    ]
+    return "\n".join(lines)
+
+
+def _ci(value: float, low: float | None, high: float | None) -> str:
+    if value != value:  # NaN
+        return "n/a"
+    if low is None or high is None or low != low:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def write_outputs(results: Any, out: Path) -> None:
+    """conversations.csv, interactions.csv, summary.csv and results.json in ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    results.to_dataframe().to_csv(out / "conversations.csv", index=False)
+    results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
+    results.summary().to_dataframe().to_csv(out / "summary.csv")
+    with open(out / "results.json", "w", encoding="utf-8") as fh:
+        json.dump(results.to_json(), fh, indent=2)
+        fh.write("\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return run_command(args)
+    except AgentEvalError as exc:
+        print(f"agenteval: error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(f"agenteval: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"agenteval: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("agenteval: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

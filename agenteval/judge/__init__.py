@@ -1,0 +1,45 @@
+"""Judges: the offline rules and the LLM judge (instructor + openai, imported only when used)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+_EXPORTS = {
+    "Judge": "agenteval.judge.base",
+    "AnswerItem": "agenteval.judge.base",
+    "UtilizationItem": "agenteval.judge.base",
+    "Verdict": "agenteval.judge.base",
+    "JudgeFailure": "agenteval.judge.base",
+    "JudgeRun": "agenteval.judge.base",
+    "LLMJudge": "agenteval.judge.llm",
+    "JudgeCache": "agenteval.judge.cache",
+    "default_cache_path": "agenteval.judge.cache",
+    "PROMPT_VERSION": "agenteval.judge.prompts",
+    "AnswerVerdict": "agenteval.judge.verdicts",
+    "UtilizationVerdict": "agenteval.judge.verdicts",
+    "NodeVerdict": "agenteval.judge.verdicts",
+    "NodeRelevanceVerdict": "agenteval.judge.verdicts",
+    "StatementsVerdict": "agenteval.judge.verdicts",
+    "AttributionVerdict": "agenteval.judge.verdicts",
+    "AttributionsVerdict": "agenteval.judge.verdicts",
+    "NodeRelevanceItem": "agenteval.judge.verdicts",
+    "StatementsItem": "agenteval.judge.verdicts",
+    "AttributionItem": "agenteval.judge.verdicts",
+    "OfflineJudge": "agenteval.judge.offline",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'agenteval.judge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__

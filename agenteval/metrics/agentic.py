@@ -1,0 +1,270 @@
+"""The Agentic metric: per-conversation answer and tool correctness, pass@k and pass^k.
+
+A conversation is a unit; an interaction is correct when its judge score reaches ``threshold``
+and, where tools were involved, its tool use is correct. Interactions the judge could not score
+are kept out of n and c and reported, never counted as wrong.
+
+    >>> from agenteval import Agentic, BayesianMode
+    >>> results = Agentic.run("data/agentic_demo.jsonl", k=3,
+    ...                       statistical_mode=BayesianMode())          # doctest: +SKIP
+    >>> results.summary()                                               # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agenteval.core.retriever import load_datasets
+from agenteval.errors import JudgeError, check_k, check_unit
+from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
+from agenteval.judge.resolve import resolve_judge
+from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
+from agenteval.results import AgenticResults, RunSettings
+from agenteval.schemas.common import Batch, Dataset
+from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
+from agenteval.statistical.estimators import (
+    pass_at_k,
+    pass_at_k_unbiased,
+    pass_pow_k,
+    pass_pow_k_unbiased,
+)
+from agenteval.statistical.modes import FrequentistMode, StatisticalMode
+
+PROGRESS_MIN_ITEMS = 5000
+"""Runs with fewer interactions finish too fast to need a progress bar."""
+
+__all__ = ["Agentic", "pass_at_k", "pass_pow_k", "pass_at_k_unbiased", "pass_pow_k_unbiased"]
+
+
+@dataclass(frozen=True)
+class _Slot:
+    """Where an interaction sits: conversation index and interaction index."""
+
+    conversation: int
+    interaction: int
+
+
+class Agentic:
+    """Fair Forge-compatible entry point: ``Agentic.run(retriever, model, k, ...)``."""
+
+    @classmethod
+    def run(
+        cls,
+        retriever: Any,
+        model: Any = None,
+        k: int | None = None,
+        *,
+        threshold: float = 0.7,
+        tool_threshold: float = 1.0,
+        tool_weights: Mapping[str, float] | None = None,
+        statistical_mode: StatisticalMode | None = None,
+        verbose: bool = False,
+        use_structured_output: bool = True,
+        bos_json_clause: str = "```json",
+        eos_json_clause: str = "```",
+        strict: bool = False,
+        include_history: bool = False,
+        **retriever_kwargs: Any,
+    ) -> AgenticResults:
+        """Evaluate every conversation and return per-conversation and suite results.
+
+        Args:
+            retriever: a Retriever class (instantiated with ``retriever_kwargs``, as in Fair Forge)
+                or instance, a path to a .jsonl/.json file, a list of Datasets or dicts, or a
+                pandas DataFrame with one row per interaction.
+            model: the judge: None (offline rules), a Judge, a model name or an openai/instructor
+                client (LLM judge).
+            k: attempts for pass@k / pass^k (integer >= 1).
+            threshold: judge score needed for an answer to count as correct, in [0, 1].
+            tool_threshold: tool correctness needed for tool use to count as correct, in [0, 1].
+            tool_weights: weights of selection / parameters / sequence / utilization.
+            statistical_mode: FrequentistMode() (default) or BayesianMode().
+            strict: raise JudgeError when any judgment fails instead of reporting it.
+            include_history: show the judge the conversation's earlier turns.
+        """
+        if k is None:
+            from agenteval.errors import ConfigError
+
+            raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
+        k = check_k(k)
+        threshold = check_unit("threshold", threshold)
+        tool_threshold = check_unit("tool_threshold", tool_threshold)
+        weights = normalize_tool_weights(tool_weights)
+        mode = statistical_mode if statistical_mode is not None else FrequentistMode()
+        datasets = load_datasets(retriever, **retriever_kwargs)
+        judge = resolve_judge(
+            model,
+            use_structured_output=use_structured_output,
+            bos_json_clause=bos_json_clause,
+            eos_json_clause=eos_json_clause,
+        )
+        settings = RunSettings(
+            k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
+            mode=mode, judge=judge,
+        )
+        return evaluate(datasets, judge, settings, strict=strict, include_history=include_history,
+                        verbose=verbose)
+
+
+def evaluate(
+    datasets: Sequence[Dataset],
+    judge: Judge,
+    settings: RunSettings,
+    *,
+    strict: bool = False,
+    include_history: bool = False,
+    verbose: bool = False,
+) -> AgenticResults:
+    """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
+    use, then estimate per conversation in one vectorised call."""
+    slots = [_Slot(i, j) for i, ds in enumerate(datasets) for j in range(len(ds.conversation))]
+    items = [_answer_item(datasets[s.conversation], s.interaction, include_history) for s in slots]
+    run = judge.start_run()
+    outcomes = judge.judge_answers(items)
+    _raise_if_strict(strict, outcomes, slots, datasets)
+
+    tools = [_score_tools(datasets[s.conversation].conversation[s.interaction], settings)
+             for s in _progress(slots, "scoring tool use")]
+    tools = _resolve_ambiguous_utilization(judge, tools, slots, datasets, settings, strict)
+
+    per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
+    for slot, outcome, tool in zip(slots, outcomes, tools):
+        batch = datasets[slot.conversation].conversation[slot.interaction]
+        per_conversation[slot.conversation].append(
+            _interaction_result(batch, outcome, tool, settings.threshold)
+        )
+
+    n = np.array([sum(r.is_correct is not None for r in rs) for rs in per_conversation])
+    c = np.array([sum(r.is_correct is True for r in rs) for rs in per_conversation])
+    est = settings.mode.estimate(n, c, settings.k)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unbiased_at = pass_at_k_unbiased(n, c, settings.k)
+        unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
+
+    metrics = []
+    for i, (ds, rs) in enumerate(zip(datasets, per_conversation)):
+        metrics.append(AgenticMetric(
+            session_id=ds.session_id,
+            assistant_id=ds.assistant_id,
+            task_id=ds.task_id,
+            total_interactions=int(n[i]),
+            correct_interactions=int(c[i]),
+            is_fully_correct=_fully_correct(rs),
+            threshold=settings.threshold,
+            correctness_scores=[r.score for r in rs],
+            correct_indices=[j for j, r in enumerate(rs) if r.is_correct],
+            tool_correctness_scores=[r.tool_correctness for r in rs],
+            k=settings.k,
+            pass_at_k=float(est.pass_at_k[i]),
+            pass_at_k_ci_low=float(est.pass_at_k_low[i]),
+            pass_at_k_ci_high=float(est.pass_at_k_high[i]),
+            pass_pow_k=float(est.pass_pow_k[i]),
+            pass_pow_k_ci_low=float(est.pass_pow_k_low[i]),
+            pass_pow_k_ci_high=float(est.pass_pow_k_high[i]),
+            pass_at_k_unbiased=float(unbiased_at[i]),
+            pass_pow_k_unbiased=float(unbiased_pow[i]),
+            judge_errors=sum(r.is_correct is None for r in rs),
+            interactions=rs,
+        ))
+    results = AgenticResults(metrics, settings=settings, judge_run=run, method=est.method)
+    if verbose:
+        print(results.summary().to_text())
+    return results
+
+
+def _progress(items: Sequence[Any], desc: str) -> Any:
+    """A progress bar on long runs in a terminal or notebook; silent otherwise."""
+    if len(items) < PROGRESS_MIN_ITEMS:
+        return items
+    from tqdm.auto import tqdm
+
+    return tqdm(items, desc=desc, disable=None, leave=False)
+
+
+def _answer_item(ds: Dataset, index: int, include_history: bool) -> AnswerItem:
+    batch = ds.conversation[index]
+    history: tuple[tuple[str, str], ...] = ()
+    if include_history:
+        history = tuple((b.query, b.assistant) for b in ds.conversation[:index])
+    return AnswerItem(
+        query=batch.query, answer=batch.assistant, ground_truth=batch.ground_truth_assistant,
+        context=ds.context if include_history else "", history=history,
+        qa_id=batch.qa_id, session_id=ds.session_id,
+    )
+
+
+def _score_tools(batch: Batch, settings: RunSettings) -> ToolCorrectnessScore | None:
+    return score_tool_use(batch.agentic, batch.ground_truth_agentic, batch.assistant,
+                          weights=settings.tool_weights, threshold=settings.tool_threshold)
+
+
+def _resolve_ambiguous_utilization(
+    judge: Judge,
+    tools: list[ToolCorrectnessScore | None],
+    slots: list[_Slot],
+    datasets: Sequence[Dataset],
+    settings: RunSettings,
+    strict: bool,
+) -> list[ToolCorrectnessScore | None]:
+    """Ask a capable judge whether the answer used the tool results, where evidence is ambiguous."""
+    if not judge.supports_utilization:
+        return tools
+    ambiguous = [i for i, t in enumerate(tools) if t is not None and t.utilization_evidence == "ambiguous"]
+    if not ambiguous:
+        return tools
+    batches = [datasets[slots[i].conversation].conversation[slots[i].interaction] for i in ambiguous]
+    items = [
+        UtilizationItem(
+            query=b.query, answer=b.assistant,
+            tool_results=tuple((t.tool_name, t.result) for t in (b.agentic.tools_used if b.agentic else [])),
+            qa_id=b.qa_id, session_id=datasets[slots[i].conversation].session_id,
+        )
+        for i, b in zip(ambiguous, batches)
+    ]
+    outcomes = judge.judge_utilization(items)
+    _raise_if_strict(strict, outcomes, [slots[i] for i in ambiguous], datasets)
+    resolved = list(tools)
+    for i, b, outcome in zip(ambiguous, batches, outcomes):
+        if isinstance(outcome, Verdict):
+            resolved[i] = score_tool_use(
+                b.agentic, b.ground_truth_agentic, b.assistant, weights=settings.tool_weights,
+                threshold=settings.tool_threshold, utilization_override=outcome.score,
+            )
+    return resolved
+
+
+def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure,
+                        tool: ToolCorrectnessScore | None, threshold: float) -> InteractionResult:
+    if isinstance(outcome, JudgeFailure):
+        return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
+                                 tool_correctness=tool, is_correct=None,
+                                 judge_error=f"{outcome.kind}: {outcome.cause}")
+    correct = outcome.score >= threshold and (tool is None or tool.is_correct)
+    return InteractionResult(qa_id=batch.qa_id, score=float(outcome.score),
+                             reasoning=outcome.reasoning, tool_correctness=tool,
+                             is_correct=bool(correct))
+
+
+def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:
+    """False if any interaction is wrong; None if the rest are right but some are unjudged."""
+    if any(r.is_correct is False for r in results):
+        return False
+    if any(r.is_correct is None for r in results):
+        return None
+    return True
+
+
+def _raise_if_strict(strict: bool, outcomes: Sequence[Any], slots: Sequence[_Slot],
+                     datasets: Sequence[Dataset]) -> None:
+    if not strict:
+        return
+    for slot, outcome in zip(slots, outcomes):
+        if isinstance(outcome, JudgeFailure):
+            ds = datasets[slot.conversation]
+            qa = ds.conversation[slot.interaction].qa_id
+            raise JudgeError(f"judge failed on session '{ds.session_id}', qa_id '{qa}': "
+                             f"{outcome.kind}: {outcome.cause}")

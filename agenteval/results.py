@@ -1,0 +1,254 @@
+"""Result containers: a list of per-conversation metrics that also summarises the suite.
+
+``AgenticResults`` is a ``list`` of ``AgenticMetric`` (so Fair Forge code that iterates over the
+result keeps working) with ``summary()``, ``to_dataframe()``, ``to_json()`` and an HTML view.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from agenteval.judge.base import Judge, JudgeRun
+from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from agenteval.statistical.modes import StatisticalMode
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The options one evaluation ran with."""
+
+    k: int
+    threshold: float
+    tool_threshold: float
+    tool_weights: Mapping[str, float]
+    mode: StatisticalMode
+    judge: Judge = field(repr=False)
+
+
+class SuiteRow(BaseModel):
+    """Suite-level estimates for one group of conversations (all, or one agent)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    group: str = Field(description="'all' or an assistant_id.")
+    conversations: int = Field(description="Conversations in the group.")
+    determined: int = Field(description="Conversations whose full correctness is known (no judge gaps).")
+    fully_correct: int = Field(description="Conversations with every interaction correct.")
+    rate: float = Field(description="Estimated share of fully correct conversations (p).")
+    rate_low: float = Field(description="Lower interval bound of p.")
+    rate_high: float = Field(description="Upper interval bound of p.")
+    pass_at_k: float = Field(description="1-(1-p)^k: at least one of k new conversations fully correct.")
+    pass_at_k_low: float
+    pass_at_k_high: float
+    pass_pow_k: float = Field(description="p^k: all of k new conversations fully correct.")
+    pass_pow_k_low: float
+    pass_pow_k_high: float
+    tasks: int = Field(description="Tasks (assistant_id, task_id) with at least k determined attempts.")
+    task_pass_at_k: float = Field(description="Mean over those tasks of the unbiased pass@k (Chen et al.).")
+    task_pass_pow_k: float = Field(description="Mean over those tasks of the unbiased pass^k (tau-bench).")
+    task_pass_at_k_se: float = Field(description="Standard error of task_pass_at_k across tasks.")
+    task_pass_pow_k_se: float = Field(description="Standard error of task_pass_pow_k across tasks.")
+    interactions_judged: int = Field(description="Interactions the judge scored.")
+    judge_errors: int = Field(description="Interactions the judge could not score (kept out of n, c).")
+
+
+class SuiteSummary(BaseModel):
+    """Suite-level results: one row for all conversations, then one per agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(default=RESULTS_VERSION, description="Results format version.")
+    k: int = Field(description="k of pass@k / pass^k.")
+    method: str = Field(description="How estimates and intervals were computed.")
+    rows: list[SuiteRow] = Field(description="'all' first, then each assistant_id.")
+    judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per group."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.rows]).set_index("group")
+
+    def to_text(self) -> str:
+        """A plain-text table for terminals and logs."""
+        k = self.k
+        head = (f"{'group':<22}{'convs':>6}{'full':>6}{'rate [interval]':>24}"
+                f"{f'pass@{k} [interval]':>26}{f'pass^{k} [interval]':>26}{'tasks':>7}"
+                f"{f'task pass@{k}':>14}{'errors':>8}")
+        lines = [f"method: {self.method}", head, "-" * len(head)]
+        for r in self.rows:
+            lines.append(
+                f"{r.group[:21]:<22}{r.conversations:>6}{r.fully_correct:>6}"
+                f"{_ci(r.rate, r.rate_low, r.rate_high):>24}"
+                f"{_ci(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>26}"
+                f"{_ci(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>26}"
+                f"{r.tasks:>7}{_num(r.task_pass_at_k):>14}{r.judge_errors:>8}"
+            )
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return (f"<p><b>agenteval suite summary</b> (k={self.k}; {html.escape(self.method)})</p>"
+                + self.to_dataframe().to_html(float_format=lambda x: f"{x:.3f}"))
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+class AgenticResults(list[AgenticMetric]):
+    """Per-conversation results, in input order, with suite-level views."""
+
+    def __init__(self, metrics: Iterable[AgenticMetric], *, settings: RunSettings,
+                 judge_run: JudgeRun, method: str) -> None:
+        super().__init__(metrics)
+        self.settings = settings
+        self.judge_run = judge_run
+        self.method = method
+        self._summary: SuiteSummary | None = None
+
+    @property
+    def k(self) -> int:
+        return self.settings.k
+
+    def summary(self) -> SuiteSummary:
+        """Suite-level estimates (computed once, vectorised over groups)."""
+        if self._summary is None:
+            self._summary = _summarise(self)
+        return self._summary
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per conversation (scalar fields; per-interaction lists left out)."""
+        import pandas as pd
+
+        skip = {"correctness_scores", "correct_indices", "tool_correctness_scores", "interactions"}
+        return pd.DataFrame([m.model_dump(exclude=skip) for m in self])
+
+    def interactions_dataframe(self) -> pd.DataFrame:
+        """One row per interaction, with judge score, tool components and errors."""
+        import pandas as pd
+
+        rows = []
+        for m in self:
+            for index, r in enumerate(m.interactions):
+                tool = r.tool_correctness
+                rows.append({
+                    "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
+                    "qa_id": r.qa_id, "score": r.score, "is_correct": r.is_correct,
+                    "judge_error": r.judge_error, "reasoning": r.reasoning,
+                    "tool_selection": tool.tool_selection_correct if tool else None,
+                    "tool_parameters": tool.parameter_accuracy if tool else None,
+                    "tool_sequence": tool.sequence_correct if tool else None,
+                    "tool_utilization": tool.result_utilization if tool else None,
+                    "tool_overall": tool.overall_correctness if tool else None,
+                    "tool_correct": tool.is_correct if tool else None,
+                    "tool_reasoning": tool.reasoning if tool else None,
+                })
+        return pd.DataFrame(rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, as JSON-ready data (NaN becomes null)."""
+        return _json_safe({
+            "version": RESULTS_VERSION,
+            "settings": {
+                "k": self.settings.k, "threshold": self.settings.threshold,
+                "tool_threshold": self.settings.tool_threshold,
+                "tool_weights": dict(self.settings.tool_weights), "method": self.method,
+            },
+            "summary": self.summary().model_dump(),
+            "conversations": [m.model_dump() for m in self],
+        })
+
+    def _repr_html_(self) -> str:
+        table = self.to_dataframe().to_html(max_rows=20, float_format=lambda x: f"{x:.3f}")
+        return self.summary()._repr_html_() + f"<p>{len(self)} conversations</p>" + table
+
+    def __repr__(self) -> str:
+        return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"
+
+
+def _summarise(results: AgenticResults) -> SuiteSummary:
+    groups: dict[str, list[AgenticMetric]] = {"all": list(results)}
+    for m in results:
+        groups.setdefault(m.assistant_id, []).append(m)
+    if len(groups) == 2:  # one agent: its row would repeat 'all'
+        groups = {"all": groups["all"]}
+    names = list(groups)
+    n = np.array([sum(m.is_fully_correct is not None for m in groups[g]) for g in names])
+    c = np.array([sum(m.is_fully_correct is True for m in groups[g]) for g in names])
+    est = results.settings.mode.estimate(n, c, results.k)
+    rows = []
+    for i, name in enumerate(names):
+        members = groups[name]
+        tasks = _task_estimates(members, results.k)
+        rows.append(SuiteRow(
+            group=name, conversations=len(members), determined=int(n[i]), fully_correct=int(c[i]),
+            rate=est.rate[i], rate_low=est.rate_low[i], rate_high=est.rate_high[i],
+            pass_at_k=est.pass_at_k[i], pass_at_k_low=est.pass_at_k_low[i],
+            pass_at_k_high=est.pass_at_k_high[i], pass_pow_k=est.pass_pow_k[i],
+            pass_pow_k_low=est.pass_pow_k_low[i], pass_pow_k_high=est.pass_pow_k_high[i],
+            **tasks,
+            interactions_judged=sum(m.total_interactions for m in members),
+            judge_errors=sum(m.judge_errors for m in members),
+        ))
+    run = results.judge_run
+    judge = {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
+             "errors": run.errors, "not_judged_budget": run.not_judged_budget,
+             "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
+             **run.details}
+    return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge))
+
+
+def _task_estimates(members: list[AgenticMetric], k: int) -> dict[str, Any]:
+    """Per-task unbiased pass@k / pass^k over repeated attempts, averaged over tasks.
+
+    A task is one (assistant_id, task_id): attempts by different agents are never pooled.
+    """
+    from agenteval.statistical.estimators import pass_at_k_unbiased, pass_pow_k_unbiased
+
+    attempts: dict[tuple[str, str], list[bool]] = {}
+    for m in members:
+        if m.task_id is not None and m.is_fully_correct is not None:
+            attempts.setdefault((m.assistant_id, m.task_id), []).append(m.is_fully_correct)
+    eligible = [v for v in attempts.values() if len(v) >= k]
+    if not eligible:
+        nan = float("nan")
+        return {"tasks": 0, "task_pass_at_k": nan, "task_pass_pow_k": nan,
+                "task_pass_at_k_se": nan, "task_pass_pow_k_se": nan}
+    n = np.array([len(v) for v in eligible])
+    c = np.array([sum(v) for v in eligible])
+    at, pw = pass_at_k_unbiased(n, c, k), pass_pow_k_unbiased(n, c, k)
+    se = (lambda x: float(np.std(x, ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan"))
+    return {"tasks": len(eligible), "task_pass_at_k": float(np.mean(at)),
+            "task_pass_pow_k": float(np.mean(pw)), "task_pass_at_k_se": se(at),
+            "task_pass_pow_k_se": se(pw)}
+
+
+def _ci(value: float, low: float, high: float) -> str:
+    return f"{_num(value)} [{_num(low)}, {_num(high)}]"
+
+
+def _num(x: float | None) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def _json_safe(obj: Any) -> Any:
+    """NaN/inf -> None, numpy scalars -> Python, recursively."""
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj

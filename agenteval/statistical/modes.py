@@ -1,0 +1,339 @@
+"""Statistical modes (compat with Fair Forge): turn per-conversation counts into estimates.
+
+``FrequentistMode`` gives plug-in pass@k / pass^k with a Wilson or Clopper-Pearson interval;
+``BayesianMode`` gives the exact conjugate Beta-binomial posterior summaries (no sampling) and
+seeded Monte Carlo only where there is no closed form (posterior samples, agent comparisons).
+
+Both are vectorised over conversations: ``n`` (interactions), ``c`` (correct ones) and ``k``
+broadcast; identical (n, c, k) triples are computed once and scattered back.
+"""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from agenteval.errors import ConfigError
+from agenteval.statistical import estimators as est
+
+__all__ = ["PassEstimate", "StatisticalMode", "FrequentistMode", "BayesianMode"]
+
+
+@dataclass(frozen=True)
+class PassEstimate:
+    """Per-conversation estimates with intervals; arrays (one entry per conversation) or floats.
+
+    Bounds are always ordered (low <= high, inside [0, 1]). The frequentist point estimates lie
+    inside their intervals; a Bayesian posterior *mean* of a skewed quantity need not (under
+    Beta(1, 1), E[p^1000] = 1/1001 exceeds the 97.5% quantile 0.975^1000), which is correct.
+    """
+
+    rate: Any
+    """Estimate of the per-interaction success rate p (c/n, or the posterior mean)."""
+    rate_low: Any
+    """Lower bound of the rate interval."""
+    rate_high: Any
+    """Upper bound of the rate interval."""
+    pass_at_k: Any
+    """Estimate of pass@k = 1 - (1-p)^k."""
+    pass_at_k_low: Any
+    """Lower bound of pass@k (the rate bound mapped through the increasing map)."""
+    pass_at_k_high: Any
+    """Upper bound of pass@k."""
+    pass_pow_k: Any
+    """Estimate of pass^k = p^k."""
+    pass_pow_k_low: Any
+    """Lower bound of pass^k."""
+    pass_pow_k_high: Any
+    """Upper bound of pass^k."""
+    method: str
+    """How the numbers were computed, e.g. "plug-in + wilson 95%"."""
+
+
+def _level_text(level: float) -> str:
+    return f"{level * 100:g}%"
+
+
+def _check_ci_level(ci_level: object) -> float:
+    try:
+        v = float(ci_level)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(f"ci_level must be a number in (0, 1), got {ci_level!r}") from None
+    if not 0.0 < v < 1.0:
+        raise ConfigError(f"ci_level must be in (0, 1), got {ci_level!r}")
+    return v
+
+
+def _at_k(p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    """p -> 1 - (1-p)^k, accurate for small p (increasing in p)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -np.expm1(k * np.log1p(-p)) + 0.0
+
+
+def _pow_k(p: np.ndarray, k: np.ndarray) -> np.ndarray:
+    return p ** k
+
+
+def _grouped(n: np.ndarray, c: np.ndarray, k: np.ndarray,
+             fn: Callable[[np.ndarray, np.ndarray, np.ndarray], tuple[np.ndarray, ...]]
+             ) -> tuple[np.ndarray, ...]:
+    """Apply fn once per unique (n, c, k) triple and scatter the results back.
+
+    Conversations usually have few interactions, so a million of them hold a few dozen unique
+    triples; fn (Beta quantiles, mostly) then runs on those only.
+    """
+    shape = n.shape
+    n, c, k = n.ravel(), c.ravel(), k.ravel()
+    if n.size <= 64:
+        return tuple(r.reshape(shape) for r in fn(n, c, k))
+    # One int64 key per triple when it fits (fast 1-D unique), else the row-wise unique.
+    n_top, k_top = float(n.max()) + 1.0, float(k.max()) + 1.0
+    if n_top * n_top * k_top < 2.0 ** 62:
+        key = (n.astype(np.int64) * int(n_top) + c.astype(np.int64)) * int(k_top) + k.astype(np.int64)
+        uniq, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+        un, uc, uk = n[first], c[first], k[first]
+    else:
+        rows, inverse = np.unique(np.stack([n, c, k], axis=1), axis=0, return_inverse=True)
+        un, uc, uk = rows[:, 0], rows[:, 1], rows[:, 2]
+    inverse = inverse.ravel()
+    return tuple(np.asarray(r)[inverse].reshape(shape) for r in fn(un, uc, uk))
+
+
+def _scalar(v: Any) -> float:
+    return float(np.asarray(v).reshape(-1)[0])
+
+
+def _finish(values: tuple[np.ndarray, ...], scalar: bool, method: str) -> PassEstimate:
+    vals = [_scalar(v) if scalar else v for v in values]
+    return PassEstimate(*vals, method=method)
+
+
+class StatisticalMode(ABC):
+    """How counts become estimates; subclasses are the frequentist and Bayesian modes (compat)."""
+
+    ci_level: float
+
+    @abstractmethod
+    def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
+        """Rate, pass@k and pass^k with intervals, vectorised over conversations."""
+
+    @abstractmethod
+    def rate_estimation(self, successes: Any, trials: Any) -> Any:
+        """Estimate a success rate from counts (compat with Fair Forge)."""
+
+    @abstractmethod
+    def get_result_type(self) -> str:
+        """"point_estimate" or "distribution" (compat with Fair Forge)."""
+
+
+class FrequentistMode(StatisticalMode):
+    """Plug-in estimates c/n, 1-(1-c/n)^k, (c/n)^k with a binomial confidence interval.
+
+    The pass@k and pass^k intervals are the rate interval mapped through the increasing maps
+    p -> 1-(1-p)^k and p -> p^k, which keeps its coverage. ``n == 0`` gives ``nan`` everywhere.
+    """
+
+    _INTERVALS = {"wilson": est.wilson_interval, "clopper-pearson": est.clopper_pearson_interval}
+
+    def __init__(self, *, ci_level: float = 0.95, interval: str = "wilson") -> None:
+        self.ci_level = _check_ci_level(ci_level)
+        if interval not in self._INTERVALS:
+            raise ConfigError(f"interval must be one of {sorted(self._INTERVALS)}, got {interval!r}")
+        self.interval = interval
+
+    def __repr__(self) -> str:
+        return f"FrequentistMode(ci_level={self.ci_level!r}, interval={self.interval!r})"
+
+    def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
+        """Plug-in rate, pass@k, pass^k and their intervals per conversation."""
+        n, c, k, scalar = est._check_counts(n, c, k)
+        interval = self._INTERVALS[self.interval]
+        level = self.ci_level
+
+        def compute(n: np.ndarray, c: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, ...]:
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rate = c / n
+            lo, hi = interval(c, n, level)
+            return (rate, lo, hi, _at_k(rate, k), _at_k(lo, k), _at_k(hi, k),
+                    _pow_k(rate, k), _pow_k(lo, k), _pow_k(hi, k))
+
+        values = _grouped(n, c, k, compute)
+        return _finish(values, scalar, f"plug-in + {self.interval} {_level_text(level)}")
+
+    def rate_estimation(self, successes: Any, trials: Any) -> Any:
+        """successes / trials (compat); ``nan`` where trials == 0."""
+        n, c, _, scalar = est._check_counts(trials, successes)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rate = c / n
+        return _scalar(rate) if scalar else rate
+
+    def get_result_type(self) -> str:
+        return "point_estimate"
+
+
+class BayesianMode(StatisticalMode):
+    """Conjugate Beta-binomial: prior Beta(a, b), posterior Beta(a + c, b + n - c) per conversation.
+
+    Means and equal-tailed intervals are exact (Beta functions and Beta quantiles mapped
+    through the increasing maps p -> 1-(1-p)^k and p -> p^k); nothing is sampled. Monte Carlo
+    is used only for returned samples and comparisons, seeded per call from ``rng_seed`` so
+    results never depend on call order, reuse of the object, or a conversation's position.
+    ``n == 0`` gives the prior.
+    """
+
+    def __init__(self, mc_samples: int = 5000, ci_level: float = 0.95, beta_prior_a: float = 1.0,
+                 beta_prior_b: float = 1.0, rng_seed: int | None = 42) -> None:
+        if isinstance(mc_samples, bool) or not isinstance(mc_samples, (int, np.integer)) or mc_samples < 1:
+            raise ConfigError(f"mc_samples must be an integer >= 1, got {mc_samples!r}")
+        self.mc_samples = int(mc_samples)
+        self.ci_level = _check_ci_level(ci_level)
+        for name, value in (("beta_prior_a", beta_prior_a), ("beta_prior_b", beta_prior_b)):
+            try:
+                v = float(value)
+            except (TypeError, ValueError):
+                raise ConfigError(f"{name} must be a finite number > 0, got {value!r}") from None
+            if not (math.isfinite(v) and v > 0):
+                raise ConfigError(f"{name} must be a finite number > 0, got {value!r}")
+        self.beta_prior_a = float(beta_prior_a)
+        self.beta_prior_b = float(beta_prior_b)
+        if rng_seed is not None and (isinstance(rng_seed, bool)
+                                     or not isinstance(rng_seed, (int, np.integer)) or rng_seed < 0):
+            raise ConfigError(f"rng_seed must be an integer >= 0 or None, got {rng_seed!r}")
+        self.rng_seed = None if rng_seed is None else int(rng_seed)
+
+    def __repr__(self) -> str:
+        return (f"BayesianMode(mc_samples={self.mc_samples}, ci_level={self.ci_level!r}, "
+                f"beta_prior_a={self.beta_prior_a!r}, beta_prior_b={self.beta_prior_b!r}, "
+                f"rng_seed={self.rng_seed!r})")
+
+    def _posterior(self, n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return self.beta_prior_a + c, self.beta_prior_b + (n - c)
+
+    def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
+        """Exact posterior means and equal-tailed intervals of p, pass@k and pass^k."""
+        n, c, k, scalar = est._check_counts(n, c, k)
+        level = self.ci_level
+
+        def compute(n: np.ndarray, c: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, ...]:
+            a, b = self._posterior(n, c)
+            lo, hi = est.beta_interval(a, b, level)
+            return (a / (a + b), lo, hi,
+                    est.beta_pass_at_k_mean(a, b, k), _at_k(lo, k), _at_k(hi, k),
+                    est.beta_pass_pow_k_mean(a, b, k), _pow_k(lo, k), _pow_k(hi, k))
+
+        values = _grouped(n, c, k, compute)
+        method = (f"beta-binomial exact {_level_text(level)} "
+                  f"(prior Beta({self.beta_prior_a:g}, {self.beta_prior_b:g}))")
+        return _finish(values, scalar, method)
+
+    def _uniforms(self, size: int, rng: np.random.Generator | None = None) -> np.ndarray:
+        rng = np.random.default_rng(self.rng_seed) if rng is None else rng
+        return rng.random(size)
+
+    def _check_size(self, size: int | None) -> int:
+        if size is None:
+            return self.mc_samples
+        if isinstance(size, bool) or not isinstance(size, (int, np.integer)) or size < 1:
+            raise ConfigError(f"size must be an integer >= 1, got {size!r}")
+        return int(size)
+
+    @staticmethod
+    def _draw(a: np.ndarray, b: np.ndarray, u: np.ndarray) -> np.ndarray:
+        """Inverse-CDF draws: column j depends only on (a[j], b[j], u); shape (len(u), *a.shape)."""
+        from scipy.special import betaincinv
+
+        flat_a, flat_b = a.ravel(), b.ravel()
+        # compute once per unique (a, b) column, then scatter
+        pairs, inverse = np.unique(np.stack([flat_a, flat_b], axis=1), axis=0, return_inverse=True)
+        cols = betaincinv(pairs[:, 0][None, :], pairs[:, 1][None, :], u[:, None])
+        return cols[:, inverse.ravel()].reshape((u.size, *a.shape))
+
+    def posterior_samples(self, n: Any, c: Any, *, size: int | None = None) -> np.ndarray:
+        """Draws of p from each conversation's posterior, shape (size or mc_samples, *shape).
+
+        One common uniform vector U from ``default_rng(rng_seed)`` (created inside the call) is
+        mapped through each Beta inverse CDF, so a conversation's draws depend only on
+        (rng_seed, posterior), never on its position, other conversations or earlier calls.
+        Draws for different conversations are therefore comonotone, not independent: use
+        :meth:`compare` for differences between them.
+        """
+        size = self._check_size(size)
+        n, c, _, scalar = est._check_counts(n, c)
+        a, b = self._posterior(n, c)
+        draws = self._draw(a, b, self._uniforms(size))
+        return draws.reshape(size) if scalar else draws
+
+    def rate_estimation(self, successes: Any, trials: Any) -> dict[str, Any]:
+        """Posterior of the rate (compat): dict(mean, ci_low, ci_high, samples).
+
+        mean and bounds are exact; ``samples`` come from :meth:`posterior_samples`.
+        """
+        n, c, _, scalar = est._check_counts(trials, successes)
+        a, b = self._posterior(n, c)
+        lo, hi = est.beta_interval(a, b, self.ci_level)
+        mean = a / (a + b)
+        samples = self.posterior_samples(trials, successes)
+        if scalar:
+            return {"mean": _scalar(mean), "ci_low": _scalar(lo), "ci_high": _scalar(hi),
+                    "samples": samples}
+        return {"mean": mean, "ci_low": lo, "ci_high": hi, "samples": samples}
+
+    def compare(self, n1: Any, c1: Any, n2: Any, c2: Any) -> dict[str, Any]:
+        """Compare two independent rates p1 (n1, c1) and p2 (n2, c2) under their posteriors.
+
+        Returns dict with
+        - ``prob_greater``: P(p1 > p2), exact up to quadrature error: the 1-D integral
+          int_0^1 F2(Q1(u)) du (F2 the posterior CDF of p2, Q1 the quantile function of p1);
+        - ``mean_diff``: E[p1 - p2], exact (difference of Beta means);
+        - ``ci_low``, ``ci_high``: equal-tailed ``ci_level`` interval of p1 - p2 by seeded
+          Monte Carlo with two independent streams spawned from ``rng_seed``;
+        - ``samples``: the Monte Carlo draws of p1 - p2, shape (mc_samples, *shape);
+        - ``method``: a short description.
+        Inputs broadcast; the integral runs once per unique pair (meant for a handful of agents).
+        """
+        from scipy import integrate
+        from scipy.special import betainc, betaincinv
+
+        n1, c1, _, s1 = est._check_counts(n1, c1)
+        n2, c2, _, s2 = est._check_counts(n2, c2)
+        try:
+            n1, c1, n2, c2 = np.broadcast_arrays(n1, c1, n2, c2)
+        except ValueError:
+            raise ConfigError(f"(n1, c1) and (n2, c2) must broadcast to one shape, got "
+                              f"{n1.shape} and {n2.shape}") from None
+        scalar = s1 and s2
+        a1, b1 = self._posterior(n1, c1)
+        a2, b2 = self._posterior(n2, c2)
+        mean_diff = a1 / (a1 + b1) - a2 / (a2 + b2)
+
+        rows, inverse = np.unique(np.stack([a1.ravel(), b1.ravel(), a2.ravel(), b2.ravel()], axis=1),
+                                  axis=0, return_inverse=True)
+        probs = np.empty(len(rows))
+        for i, (ra1, rb1, ra2, rb2) in enumerate(rows):
+            val, _ = integrate.quad(lambda u: betainc(ra2, rb2, betaincinv(ra1, rb1, u)),
+                                    0.0, 1.0, limit=200, epsabs=1e-11, epsrel=1e-9)
+            probs[i] = min(max(val, 0.0), 1.0)
+        prob = probs[inverse.ravel()].reshape(a1.shape)
+
+        seeds = np.random.SeedSequence(self.rng_seed).spawn(2)
+        u1 = self._uniforms(self.mc_samples, np.random.default_rng(seeds[0]))
+        u2 = self._uniforms(self.mc_samples, np.random.default_rng(seeds[1]))
+        diff = self._draw(a1, b1, u1) - self._draw(a2, b2, u2)
+        tail = (1.0 - self.ci_level) / 2.0
+        lo, hi = np.quantile(diff, [tail, 1.0 - tail], axis=0)
+        out = {"prob_greater": prob, "mean_diff": mean_diff, "ci_low": lo, "ci_high": hi}
+        if scalar:
+            out = {key: _scalar(v) for key, v in out.items()}
+            diff = diff.reshape(-1)
+        out["samples"] = diff
+        out["method"] = ("P(p1 > p2) by 1-D quadrature (exact); mean difference exact; "
+                         f"{_level_text(self.ci_level)} interval of p1 - p2 by seeded Monte Carlo "
+                         f"({self.mc_samples} draws)")
+        return out
+
+    def get_result_type(self) -> str:
+        return "distribution"

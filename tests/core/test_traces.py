@@ -1,0 +1,230 @@
+"""OpenAI-style transcripts -> Dataset: checked field by field on handcrafted transcripts."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from agenteval.core import OpenAITraceRetriever, dataset_from_openai_messages, load_datasets
+from agenteval.errors import ConfigError, DataError
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def call(call_id, name, args):
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": raw}}
+
+
+MESSAGES = [
+    {"role": "system", "content": "You book trips."},
+    {"role": "user", "content": "Find flights MAD to BER and the weather there."},
+    {"role": "assistant", "content": "Looking that up.", "tool_calls": [
+        call("c1", "search_flights", {"origin": "MAD", "destination": "BER"}),
+        call("c2", "get_weather", {"city": "Berlin"})]},
+    {"role": "tool", "tool_call_id": "c2", "content": '{"temp_c": 21}'},
+    {"role": "tool", "tool_call_id": "c1", "content": "IB3120 at 142 EUR"},
+    {"role": "assistant", "content": None, "tool_calls": [call("c3", "book_flight", "")]},
+    {"role": "tool", "tool_call_id": "c3", "content": [{"type": "text", "text": "[1, 2]"}]},
+    {"role": "assistant", "content": [{"type": "text", "text": "Booked IB3120."},
+                                      {"type": "image_url", "image_url": {"url": "x"}},
+                                      {"type": "text", "text": "Berlin: 21C."}]},
+    {"role": "user", "content": [{"type": "text", "text": "Thanks."}]},
+    {"role": "assistant", "content": "You're welcome."},
+    {"role": "user", "content": "And the hotel?"},
+    {"role": "assistant", "content": None, "refusal": "I cannot book hotels."},
+]
+
+REFERENCES = [
+    {"ground_truth_assistant": "IB3120", "tool_sequence_matters": False, "qa_id": "flight",
+     "expected_tools": [{"tool_name": "search_flights", "parameters": {"origin": "MAD"}},
+                        {"tool_name": "book_flight"}]},
+    None,
+    {"ground_truth_assistant": "no hotel", "weight": 0.5},
+]
+
+
+def test_handcrafted_transcript_field_by_field():
+    ds = dataset_from_openai_messages(MESSAGES, session_id="s1", assistant_id="bot",
+                                      references=REFERENCES, task_id="trip", language="english")
+    assert (ds.session_id, ds.assistant_id, ds.task_id, ds.language) == ("s1", "bot", "trip",
+                                                                         "english")
+    assert ds.context == "You book trips."
+    assert len(ds.conversation) == 3
+    first, second, third = ds.conversation
+
+    assert first.qa_id == "flight"
+    assert first.query == "Find flights MAD to BER and the weather there."
+    assert first.assistant == "Booked IB3120.\nBerlin: 21C."  # text parts joined, image skipped
+    assert first.ground_truth_assistant == "IB3120"
+    tools = first.agentic.tools_used
+    assert [t.tool_name for t in tools] == ["search_flights", "get_weather", "book_flight"]
+    assert [t.step for t in tools] == [1, 2, 3]
+    assert tools[0].parameters == {"origin": "MAD", "destination": "BER"}
+    assert tools[0].result == "IB3120 at 142 EUR"          # not JSON: kept as text
+    assert tools[1].result == {"temp_c": 21}               # JSON: parsed (answered out of order)
+    assert tools[2].parameters == {} and tools[2].result == [1, 2]
+    assert first.agentic.final_answer_uses_tools is None
+    gt = first.ground_truth_agentic
+    assert gt.tool_sequence_matters is False
+    assert [(e.tool_name, e.parameters) for e in gt.expected_tools] == [
+        ("search_flights", {"origin": "MAD"}), ("book_flight", {})]
+
+    assert (second.qa_id, second.query, second.assistant) == ("q2", "Thanks.", "You're welcome.")
+    assert second.ground_truth_assistant is None and second.ground_truth_agentic is None
+    assert second.agentic.tools_used == []
+
+    assert (third.qa_id, third.assistant, third.weight) == ("q3", "I cannot book hotels.", 0.5)
+    assert third.ground_truth_agentic is None
+
+
+def test_calls_after_the_final_answer_are_not_counted_and_unanswered_turns_keep_calls():
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": None, "tool_calls": [call("a", "first", {})]},
+        {"role": "tool", "tool_call_id": "a", "content": "1"},
+        {"role": "assistant", "content": "answer"},
+        {"role": "assistant", "content": None, "tool_calls": [call("b", "late", {})]},
+        {"role": "user", "content": "q2"},
+        {"role": "assistant", "content": None, "tool_calls": [call("c", "never_answered", {})]},
+    ]
+    ds = dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
+    assert [t.tool_name for t in ds.conversation[0].agentic.tools_used] == ["first"]
+    assert ds.conversation[0].agentic.tools_used[0].result == 1
+    assert ds.conversation[1].assistant == ""
+    assert [t.tool_name for t in ds.conversation[1].agentic.tools_used] == ["never_answered"]
+    assert ds.conversation[1].agentic.tools_used[0].result is None
+    assert ds.context == ""
+
+
+def test_explicit_context_overrides_system_messages():
+    ds = dataset_from_openai_messages(MESSAGES[:2] + [{"role": "assistant", "content": "x"}],
+                                      session_id="s", assistant_id="b", context="mine")
+    assert ds.context == "mine"
+    with pytest.raises(ConfigError, match="unknown keyword argument 'contxt'"):
+        dataset_from_openai_messages(MESSAGES, session_id="s", assistant_id="b", contxt="x")
+
+
+def _write(tmp_path, records) -> Path:
+    path = tmp_path / "traces.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in records) + "\n")
+    return path
+
+
+def _record(session_id="s1", messages=None, **extra):
+    record = {"session_id": session_id, "assistant_id": "bot",
+              "messages": messages or [{"role": "user", "content": "hi"},
+                                       {"role": "assistant", "content": "hello"}]}
+    record.update(extra)
+    return record
+
+
+def test_malformed_arguments_name_line_and_message(tmp_path):
+    messages = [{"role": "user", "content": "q"},
+                {"role": "assistant", "content": None,
+                 "tool_calls": [call("a", "ok", {}), call("b", "calc", '{"x": 1,')]}]
+    path = _write(tmp_path, [_record("s0"), _record("s1", messages)])
+    with pytest.raises(DataError) as info:
+        OpenAITraceRetriever(path).load_dataset()
+    err = info.value
+    assert (err.source, err.line) == (str(path), 2)
+    assert err.field == "messages[1].tool_calls[1].function.arguments"
+    assert "malformed JSON arguments" in str(err)
+    with pytest.raises(DataError) as info:
+        dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
+    assert info.value.line is None and info.value.field == err.field
+
+    messages[1]["tool_calls"][1] = call("b", "calc", "[1, 2]")
+    with pytest.raises(DataError, match="arguments must be a JSON object"):
+        dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
+
+
+def test_orphan_tool_message(tmp_path):
+    messages = [{"role": "user", "content": "q"},
+                {"role": "assistant", "content": None, "tool_calls": [call("a", "t", {})]},
+                {"role": "tool", "tool_call_id": "zzz", "content": "1"},
+                {"role": "assistant", "content": "done"}]
+    path = _write(tmp_path, [_record("s1", messages)])
+    with pytest.raises(DataError) as info:
+        load_datasets(path)
+    assert (info.value.line, info.value.field) == (1, "messages[2].tool_call_id")
+    assert "'zzz' does not match any tool call" in str(info.value)
+    # a tool message answering a call from an earlier turn is an orphan too
+    messages = [{"role": "user", "content": "q"},
+                {"role": "assistant", "content": "x", "tool_calls": [call("a", "t", {})]},
+                {"role": "user", "content": "q2"},
+                {"role": "tool", "tool_call_id": "a", "content": "1"}]
+    with pytest.raises(DataError, match="does not match"):
+        dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
+
+
+@pytest.mark.parametrize("messages, field, text", [
+    ([{"role": "assistant", "content": "hi"}], "messages[0]", "before the first user"),
+    ([{"role": "system", "content": "s"}], "messages", "no user message"),
+    ([{"role": "user", "content": "q"}, {"role": "robot", "content": "x"}], "messages[1].role",
+     "unknown role 'robot'"),
+    ([{"role": "user", "content": 5}], "messages[0].content", "expected a string"),
+    ([{"role": "user", "content": [{"type": "text", "text": 3}]}], "messages[0].content[0].text",
+     "expected a string"),
+    ([{"role": "user", "content": "q"},
+      {"role": "assistant", "tool_calls": [{"id": "a", "type": "function", "function": {}}]}],
+     "messages[1].tool_calls[0].function.name", "non-empty string"),
+    ("not a list", "messages", "expected a list"),
+])
+def test_bad_messages(messages, field, text):
+    with pytest.raises(DataError) as info:
+        dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
+    assert info.value.field == field and text in str(info.value)
+
+
+def test_reference_errors(tmp_path):
+    two_turns = [{"role": "user", "content": "a"}, {"role": "assistant", "content": "x"},
+                 {"role": "user", "content": "b"}, {"role": "assistant", "content": "y"}]
+    with pytest.raises(DataError, match="has 1 entries but the messages have 2 user turn"):
+        dataset_from_openai_messages(two_turns, session_id="s", assistant_id="b",
+                                     references=[{"ground_truth_assistant": "x"}])
+    path = _write(tmp_path, [_record("s1", two_turns, references=[
+        None, {"ground_truth_assistant": "y", "expected_tools": [{"parameters": {}}]}])])
+    with pytest.raises(DataError) as info:
+        load_datasets(path)
+    assert (info.value.line, info.value.field) == (1, "references[1].expected_tools[0].tool_name")
+    assert "missing required field" in str(info.value)
+    path = _write(tmp_path, [_record("s1", references=[{"grond_truth_assistant": "y"}])])
+    with pytest.raises(DataError, match="unknown field 'grond_truth_assistant'") as info:
+        load_datasets(path)
+    assert info.value.field == "references[0]"
+
+
+def test_record_level_errors(tmp_path):
+    path = _write(tmp_path, [_record("s1"), _record("s2", extra_key=1)])
+    with pytest.raises(DataError, match="unknown field 'extra_key'") as info:
+        OpenAITraceRetriever(path).load_dataset()
+    assert info.value.line == 2
+    record = _record("s1")
+    del record["assistant_id"]
+    path = _write(tmp_path, [record])
+    with pytest.raises(DataError) as info:
+        OpenAITraceRetriever(path).load_dataset()
+    assert (info.value.line, info.value.field) == (1, "assistant_id")
+    path = _write(tmp_path, [_record("s1"), _record("s1")])
+    with pytest.raises(DataError, match="duplicate session_id 's1' \\(first seen at line 1\\)"):
+        OpenAITraceRetriever(path).load_dataset()
+
+
+def test_demo_traces_file():
+    path = ROOT / "data" / "traces_demo.jsonl"
+    loaded = OpenAITraceRetriever(path).load_dataset()
+    assert loaded == load_datasets(path)
+    assert len(loaded) == 5
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    for dataset, record in zip(loaded, records):
+        users = [m for m in record["messages"] if m["role"] == "user"]
+        assert len(dataset.conversation) == len(users) == len(record["references"])
+        for batch, ref in zip(dataset.conversation, record["references"]):
+            assert batch.ground_truth_assistant == ref["ground_truth_assistant"]
+    flight = next(d for d in loaded if d.session_id == "trace-flight-1")
+    used = flight.conversation[0].agentic.tools_used
+    assert [(t.tool_name, t.step) for t in used] == [("search_flights", 1), ("book_flight", 2)]
+    assert used[1].result == {"status": "confirmed", "confirmation": "K7Q2ZP"}

@@ -1,0 +1,187 @@
+"""Agentic.run end to end on small hand-made suites; numbers checked against closed forms."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import pytest
+from scipy import stats
+
+from agenteval import Agentic, BayesianMode, FrequentistMode
+from agenteval.errors import ConfigError, DataError, JudgeError
+from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, JudgeOutcome, Verdict
+
+
+def conv(session: str, answers: list[tuple[str, str]], *, agent: str = "a1", task: str | None = None,
+         tools: dict | None = None) -> dict:
+    """A conversation whose interactions are (answer, ground truth) pairs."""
+    batches = []
+    for i, (answer, truth) in enumerate(answers):
+        b = {"qa_id": f"{session}-{i}", "query": f"question {i}?", "assistant": answer,
+             "ground_truth_assistant": truth}
+        if tools and i == 0:
+            b.update(tools)
+        batches.append(b)
+    return {"session_id": session, "assistant_id": agent, "task_id": task, "conversation": batches}
+
+
+SUITE = [
+    conv("s1", [("8", "8"), ("Paris", "Paris"), ("4", "4")]),          # 3/3
+    conv("s2", [("8", "8"), ("Lyon", "Paris")]),                        # 1/2
+    conv("s3", [("nope", "12")], agent="a2"),                           # 0/1
+    conv("s4", [("The result is 12.", "12"), ("yes", "yes")], agent="a2"),  # 2/2
+]
+COUNTS = {"s1": (3, 3), "s2": (2, 1), "s3": (1, 0), "s4": (2, 2)}
+
+
+def test_counts_and_plugin_estimates() -> None:
+    results = Agentic.run(SUITE, k=3)
+    assert [m.session_id for m in results] == ["s1", "s2", "s3", "s4"]
+    for m in results:
+        n, c = COUNTS[m.session_id]
+        assert (m.total_interactions, m.correct_interactions) == (n, c)
+        assert m.is_fully_correct == (n == c)
+        assert m.pass_at_k == pytest.approx(1 - (1 - c / n) ** 3)
+        assert m.pass_pow_k == pytest.approx((c / n) ** 3)
+        if n >= 3:
+            assert m.pass_at_k_unbiased == pytest.approx(1 - math.comb(n - c, 3) / math.comb(n, 3))
+        else:
+            assert math.isnan(m.pass_at_k_unbiased)
+    assert results[1].correct_indices == [0]
+
+
+def test_bayesian_conversation_estimates_are_exact_posterior_expectations() -> None:
+    a, b, k = 2.0, 3.0, 2
+    results = Agentic.run(SUITE, k=k, statistical_mode=BayesianMode(beta_prior_a=a, beta_prior_b=b))
+    for m in results:
+        n, c = COUNTS[m.session_id]
+        post = stats.beta(a + c, b + n - c)
+        assert m.pass_pow_k == pytest.approx(post.expect(lambda p: p**k), rel=1e-7)
+        assert m.pass_at_k == pytest.approx(post.expect(lambda p: 1 - (1 - p) ** k), rel=1e-7)
+        assert m.pass_pow_k_ci_low == pytest.approx(post.ppf(0.025) ** k)
+        assert m.pass_pow_k_ci_high == pytest.approx(post.ppf(0.975) ** k)
+        assert m.pass_at_k_ci_low == pytest.approx(1 - (1 - post.ppf(0.025)) ** k)
+
+
+def test_suite_summary_rates_per_agent() -> None:
+    a, b, k = 1.0, 1.0, 2
+    summary = Agentic.run(SUITE, k=k, statistical_mode=BayesianMode()).summary()
+    rows = {r.group: r for r in summary.rows}
+    assert set(rows) == {"all", "a1", "a2"}
+    for group, (N, C) in {"all": (4, 2), "a1": (2, 1), "a2": (2, 1)}.items():
+        r = rows[group]
+        assert (r.determined, r.fully_correct) == (N, C)
+        post = stats.beta(a + C, b + N - C)
+        assert r.rate == pytest.approx(post.mean())
+        assert (r.rate_low, r.rate_high) == pytest.approx(post.interval(0.95))
+        assert r.pass_pow_k == pytest.approx(post.moment(k))
+
+
+def test_frequentist_suite_interval_is_wilson() -> None:
+    summary = Agentic.run(SUITE, k=1, statistical_mode=FrequentistMode()).summary()
+    r = summary.rows[0]
+    assert r.rate == pytest.approx(0.5)
+    z, n, p = stats.norm.ppf(0.975), 4, 0.5
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
+    assert (r.rate_low, r.rate_high) == pytest.approx((centre - half, centre + half))
+
+
+def test_per_task_unbiased_estimators_average_over_tasks() -> None:
+    # task t1: 4 attempts, 1 fully correct; task t2: 3 attempts, 3 correct; t3 has too few attempts
+    suite = [conv(f"t1-{i}", [("8" if i == 0 else "9", "8")], task="t1") for i in range(4)]
+    suite += [conv(f"t2-{i}", [("8", "8")], task="t2") for i in range(3)]
+    suite += [conv(f"t3-{i}", [("8", "8")], task="t3") for i in range(2)]
+    row = Agentic.run(suite, k=3).summary().rows[0]
+    assert row.tasks == 2
+    t1 = 1 - math.comb(3, 3) / math.comb(4, 3)
+    assert row.task_pass_at_k == pytest.approx((t1 + 1.0) / 2)
+    assert row.task_pass_pow_k == pytest.approx((0.0 + 1.0) / 2)
+
+
+def test_wrong_tools_make_a_correct_answer_incorrect() -> None:
+    tools = {
+        "agentic": {"tools_used": [{"tool_name": "calculator", "parameters": {"expression": "2+3"},
+                                     "result": 5, "step": 1}], "final_answer_uses_tools": True},
+        "ground_truth_agentic": {"expected_tools": [{"tool_name": "calculator",
+                                                     "parameters": {"expression": "2+2"}, "step": 1}],
+                                 "tool_sequence_matters": False},
+    }
+    results = Agentic.run([conv("s", [("4", "4")], tools=tools)], k=1)
+    m = results[0]
+    assert m.correctness_scores == [1.0]
+    assert m.tool_correctness_scores[0] is not None and not m.tool_correctness_scores[0].is_correct
+    assert m.correct_interactions == 0 and m.is_fully_correct is False
+
+
+class FlakyJudge(Judge):
+    """Fails on every answer that says 'fail'; scores exact matches otherwise."""
+
+    name = "flaky"
+
+    async def ajudge_answers(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
+        return [JudgeFailure("HTTP 500 after 4 retries") if i.answer == "fail"
+                else Verdict(float(i.answer == i.ground_truth)) for i in items]
+
+
+def test_judge_errors_are_kept_out_of_n_and_c_and_reported() -> None:
+    suite = [conv("s1", [("8", "8"), ("fail", "8")]),      # judged 1/1, one unknown
+             conv("s2", [("9", "8"), ("fail", "8")]),      # judged 0/1 -> known not fully correct
+             conv("s3", [("8", "8")])]
+    results = Agentic.run(suite, FlakyJudge(), k=1)
+    s1, s2, s3 = results
+    assert (s1.total_interactions, s1.correct_interactions, s1.judge_errors) == (1, 1, 1)
+    assert s1.correctness_scores == [1.0, None] and s1.is_fully_correct is None
+    assert s2.is_fully_correct is False and s3.is_fully_correct is True
+    assert s1.interactions[1].judge_error and "500" in s1.interactions[1].judge_error
+    row = results.summary().rows[0]
+    assert (row.conversations, row.determined, row.fully_correct, row.judge_errors) == (3, 2, 1, 2)
+
+
+def test_strict_raises_on_judge_failure() -> None:
+    with pytest.raises(JudgeError, match="s1"):
+        Agentic.run([conv("s1", [("fail", "8")])], FlakyJudge(), k=1, strict=True)
+
+
+@pytest.mark.parametrize(("kwargs", "match"), [
+    ({"k": 0}, "k must be"), ({"k": 2.5}, "k must be"), ({}, "k is required"),
+    ({"k": 1, "threshold": 1.5}, "threshold"), ({"k": 1, "tool_threshold": -0.1}, "tool_threshold"),
+])
+def test_bad_options(kwargs: dict, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        Agentic.run(SUITE, **kwargs)
+
+
+def test_empty_dataset_is_a_clear_error() -> None:
+    with pytest.raises(DataError, match="no conversations"):
+        Agentic.run([], k=1)
+
+
+def test_dataframe_input_and_outputs() -> None:
+    import pandas as pd
+
+    df = pd.DataFrame([
+        {"session_id": "s1", "assistant_id": "a", "qa_id": "1", "query": "q", "assistant": "8",
+         "ground_truth_assistant": "8"},
+        {"session_id": "s1", "assistant_id": "a", "qa_id": "2", "query": "q", "assistant": "7",
+         "ground_truth_assistant": "8"},
+    ])
+    results = Agentic.run(df, k=2)
+    assert (results[0].total_interactions, results[0].correct_interactions) == (2, 1)
+    assert list(results.to_dataframe()["session_id"]) == ["s1"]
+    assert len(results.interactions_dataframe()) == 2
+    data = results.to_json()
+    assert data["conversations"][0]["session_id"] == "s1"
+    assert "<table" in results._repr_html_()
+
+
+def test_demo_file_runs(tmp_path) -> None:
+    from tests.conftest import DEMO
+
+    results = Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode())
+    assert len(results) >= 40
+    summary = results.summary()
+    assert len({m.assistant_id for m in results}) >= 2 and len(summary.rows) >= 3
+    full = [m.is_fully_correct for m in results]
+    assert 0 < sum(f is True for f in full) < len(full)

@@ -1,0 +1,39 @@
+"""`import agenteval` must stay fast and must not pull in heavy or optional libraries."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+HEAVY = ["pymc", "arviz", "matplotlib", "openai", "instructor", "pandas", "scipy", "IPython",
+         "pytensor", "aiohttp"]
+
+
+def _modules_after(code: str) -> set[str]:
+    out = subprocess.run(
+        [sys.executable, "-c", f"{code}\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"],
+        capture_output=True, text=True, check=True,
+    ).stdout
+    return set(json.loads(out.strip().splitlines()[-1]))
+
+
+def test_import_agenteval_pulls_in_nothing_heavy() -> None:
+    loaded = _modules_after("import agenteval")
+    assert not [m for m in HEAVY if m in loaded]
+
+
+def test_estimators_do_not_import_io_judge_or_plotting() -> None:
+    loaded = _modules_after("import agenteval.statistical.estimators, agenteval.statistical.modes")
+    banned = ["pandas", "openai", "instructor", "matplotlib", "IPython", "agenteval.judge",
+              "agenteval.core", "agenteval.metrics"]
+    assert not [m for m in banned if m in loaded]
+
+
+def test_offline_evaluation_does_not_import_llm_stack() -> None:
+    loaded = _modules_after(
+        "from agenteval import Agentic\n"
+        "Agentic.run([{'session_id': 's', 'assistant_id': 'a', 'conversation': [{'qa_id': 'q', "
+        "'query': 'q?', 'assistant': '8', 'ground_truth_assistant': '8'}]}], k=1)"
+    )
+    assert not [m for m in ["openai", "instructor", "aiohttp", "pymc", "matplotlib"] if m in loaded]
