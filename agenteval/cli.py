@@ -82,7 +82,7 @@ def make_judge(args: argparse.Namespace) -> Any:
     from agenteval.judge.llm import LLMJudge
 
     cache: Any = False if args.no_cache else (args.cache or True)
-    return LLMJudge(args.judge_model, base_url=args.base_url, api_key=api_key or "unused",
+    return LLMJudge(args.judge_model, base_url=args.base_url, api_key=api_key or None,
                     max_concurrency=args.max_concurrency, max_calls=args.max_calls, cache=cache,
                     use_structured_output=not args.plain_text, strict=args.strict)
 
