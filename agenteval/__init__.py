@@ -7,8 +7,7 @@ LLM judge; pymc/arviz/matplotlib with plots).
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from agenteval._lazy import lazy_exports
 
 __version__ = "0.1.0"
 
@@ -36,14 +35,4 @@ _EXPORTS = {
 __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'agenteval' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return __all__
+__getattr__, __dir__ = lazy_exports("agenteval", _EXPORTS, globals())

@@ -61,3 +61,14 @@ def check_unit(name: str, value: object) -> float:
     if not 0.0 <= v <= 1.0:
         raise ConfigError(f"{name} must be in [0, 1], got {value!r}")
     return v
+
+
+def check_level(name: str, value: object) -> float:
+    """Validate an interval level in the open interval (0, 1)."""
+    try:
+        v = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        raise ConfigError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    if not 0.0 < v < 1.0:
+        raise ConfigError(f"{name} must be in (0, 1), got {value!r}")
+    return v

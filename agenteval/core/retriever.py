@@ -283,48 +283,45 @@ def _read_json_list(path: Path) -> list[tuple[Any, int]]:
     return records
 
 
-class JSONLRetriever(Retriever):
+class _FileRetriever(Retriever):
+    """A file of conversations; subclasses say how to read its records and their lines."""
+
+    def __init__(self, path: str | Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.path = Path(path)
+
+    def _records(self) -> Iterable[tuple[Any, int]]:
+        raise NotImplementedError
+
+    def _located(self) -> list[tuple[Dataset, _Where]]:
+        source = str(self.path)
+        return [(_validate(record, _Where(source, line)), _Where(source, line))
+                for record, line in self._records()]
+
+    def load_dataset(self) -> list[Dataset]:
+        return _check_unique(self._located())
+
+
+class JSONLRetriever(_FileRetriever):
     """One conversation (a ``Dataset`` object, or an OpenAI trace) per line of a JSONL file."""
 
-    def __init__(self, path: str | Path, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.path = Path(path)
-
-    def _located(self) -> list[tuple[Dataset, _Where]]:
-        source = str(self.path)
-        return [(_validate(record, _Where(source, line)), _Where(source, line))
-                for record, line in _read_jsonl(self.path)]
-
-    def load_dataset(self) -> list[Dataset]:
-        return _check_unique(self._located())
+    def _records(self) -> Iterable[tuple[Any, int]]:
+        return _read_jsonl(self.path)
 
 
-class JSONRetriever(Retriever):
+class JSONRetriever(_FileRetriever):
     """A JSON file holding a list of conversations (errors name the line each one starts on)."""
 
-    def __init__(self, path: str | Path, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.path = Path(path)
-
-    def _located(self) -> list[tuple[Dataset, _Where]]:
-        source = str(self.path)
-        return [(_validate(record, _Where(source, line)), _Where(source, line))
-                for record, line in _read_json_list(self.path)]
-
-    def load_dataset(self) -> list[Dataset]:
-        return _check_unique(self._located())
+    def _records(self) -> Iterable[tuple[Any, int]]:
+        return _read_json_list(self.path)
 
 
-class OpenAITraceRetriever(Retriever):
+class OpenAITraceRetriever(_FileRetriever):
     """A JSONL file of OpenAI-style chat transcripts, one conversation per line.
 
     See ``data/README.md`` for the format and :func:`agenteval.core.traces.dataset_from_openai_messages`
     for how messages become interactions.
     """
-
-    def __init__(self, path: str | Path, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.path = Path(path)
 
     def _located(self) -> list[tuple[Dataset, _Where]]:
         from agenteval.core.traces import _trace_record_to_dataset
@@ -337,9 +334,6 @@ class OpenAITraceRetriever(Retriever):
                 raise where.error(f"expected a JSON object (one transcript), got {_kind(record)}")
             out.append((_trace_record_to_dataset(record, source=source, line=line), where))
         return out
-
-    def load_dataset(self) -> list[Dataset]:
-        return _check_unique(self._located())
 
 
 # --------------------------------------------------------------------------- DataFrames

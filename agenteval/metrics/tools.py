@@ -84,13 +84,15 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from agenteval.errors import ConfigError, DataError, check_unit
 from agenteval.schemas.common import AgenticTrace, ExpectedTool, GroundTruthAgentic, ToolCall
 from agenteval.schemas.results import ToolCorrectnessScore
+
+M = TypeVar("M", bound=BaseModel)
 
 __all__ = [
     "DEFAULT_TOOL_WEIGHTS",
@@ -597,29 +599,26 @@ def find_result_evidence(results: Sequence[Any], answer: str) -> Evidence:
 # ----------------------------------------------------------------------------- scoring
 
 
-def _as_trace(used: AgenticTrace | Mapping[str, Any] | None) -> AgenticTrace | None:
-    if used is None or isinstance(used, AgenticTrace):
-        return used
-    if isinstance(used, Mapping):
+def _as_model(value: Any, model: type[M], *, field: str, what: str) -> M | None:
+    """Accept a typed model, the peers' plain dict, or None; a bad dict is a DataError."""
+    if value is None or isinstance(value, model):
+        return value
+    if isinstance(value, Mapping):
         try:
-            return AgenticTrace.model_validate(dict(used))
+            return model.model_validate(dict(value))
         except ValidationError as exc:
-            raise DataError(f"invalid tool trace: {exc.errors()[0]['msg']} at "
-                            f"{_loc(exc)}", field="agentic") from exc
-    raise DataError(f"expected an AgenticTrace or dict, got {type(used).__name__}", field="agentic")
+            raise DataError(f"invalid {what}: {exc.errors()[0]['msg']} at {_loc(exc)}",
+                            field=field) from exc
+    raise DataError(f"expected a {model.__name__} or dict, got {type(value).__name__}", field=field)
+
+
+def _as_trace(used: AgenticTrace | Mapping[str, Any] | None) -> AgenticTrace | None:
+    return _as_model(used, AgenticTrace, field="agentic", what="tool trace")
 
 
 def _as_truth(expected: GroundTruthAgentic | Mapping[str, Any] | None) -> GroundTruthAgentic | None:
-    if expected is None or isinstance(expected, GroundTruthAgentic):
-        return expected
-    if isinstance(expected, Mapping):
-        try:
-            return GroundTruthAgentic.model_validate(dict(expected))
-        except ValidationError as exc:
-            raise DataError(f"invalid expected tools: {exc.errors()[0]['msg']} at "
-                            f"{_loc(exc)}", field="ground_truth_agentic") from exc
-    raise DataError(f"expected a GroundTruthAgentic or dict, got {type(expected).__name__}",
-                    field="ground_truth_agentic")
+    return _as_model(expected, GroundTruthAgentic, field="ground_truth_agentic",
+                     what="expected tools")
 
 
 def _loc(exc: ValidationError) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from agenteval.errors import ConfigError
+from agenteval.errors import ConfigError, check_level
 
 __all__ = [
     "pass_at_k",
@@ -111,13 +111,7 @@ def _check_counts(n: object, c: object, k: object | None = None
 
 
 def _check_level(level: object) -> float:
-    try:
-        v = float(level)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ConfigError(f"level must be a number in (0, 1), got {level!r}") from None
-    if not 0.0 < v < 1.0:
-        raise ConfigError(f"level must be in (0, 1), got {level!r}")
-    return v
+    return check_level("level", level)
 
 
 def _check_beta(a: object, b: object, k: object | None = None

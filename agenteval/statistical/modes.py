@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from agenteval.errors import ConfigError
+from agenteval.errors import ConfigError, check_level
 from agenteval.statistical import estimators as est
 
 __all__ = ["PassEstimate", "StatisticalMode", "FrequentistMode", "BayesianMode"]
@@ -59,13 +59,7 @@ def _level_text(level: float) -> str:
 
 
 def _check_ci_level(ci_level: object) -> float:
-    try:
-        v = float(ci_level)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ConfigError(f"ci_level must be a number in (0, 1), got {ci_level!r}") from None
-    if not 0.0 < v < 1.0:
-        raise ConfigError(f"ci_level must be in (0, 1), got {ci_level!r}")
-    return v
+    return check_level("ci_level", ci_level)
 
 
 def _at_k(p: np.ndarray, k: np.ndarray) -> np.ndarray:
