@@ -198,6 +198,10 @@ def _answer_item(ds: Dataset, index: int, include_history: bool) -> AnswerItem:
 
 
 def _score_tools(batch: Batch, settings: RunSettings) -> ToolCorrectnessScore | None:
+    """Tool use is scored where the data says what was expected; ``expected_tools: []`` means
+    no tool should be called, while no ``ground_truth_agentic`` at all means no expectation."""
+    if batch.ground_truth_agentic is None:
+        return None
     return score_tool_use(batch.agentic, batch.ground_truth_agentic, batch.assistant,
                           weights=settings.tool_weights, threshold=settings.tool_threshold)
 

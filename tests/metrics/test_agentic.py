@@ -115,6 +115,16 @@ def test_wrong_tools_make_a_correct_answer_incorrect() -> None:
     assert m.correct_interactions == 0 and m.is_fully_correct is False
 
 
+def test_tool_use_is_scored_only_where_expectations_are_given() -> None:
+    used = {"agentic": {"tools_used": [{"tool_name": "search", "parameters": {"q": "x"}}]}}
+    no_expectation = conv("s1", [("4", "4")], tools=used)
+    expected_none = conv("s2", [("4", "4")], tools={**used, "ground_truth_agentic": {"expected_tools": []}})
+    s1, s2 = Agentic.run([no_expectation, expected_none], k=1)
+    assert s1.tool_correctness_scores == [None] and s1.is_fully_correct is True
+    extra = s2.tool_correctness_scores[0]
+    assert extra is not None and extra.tool_selection_correct == 0.0 and s2.is_fully_correct is False
+
+
 class FlakyJudge(Judge):
     """Fails on every answer that says 'fail'; scores exact matches otherwise."""
 
