@@ -63,6 +63,23 @@ class SuiteRow(BaseModel):
     judge_errors: int = Field(description="Interactions the judge could not score (kept out of n, c).")
 
 
+class AgentComparison(BaseModel):
+    """Agent A against agent B on the share of fully correct conversations."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_a: str
+    agent_b: str
+    rate_a: float = Field(description="Estimated rate of A (as in A's summary row).")
+    rate_b: float = Field(description="Estimated rate of B.")
+    difference: float = Field(description="Estimate of p_A - p_B.")
+    difference_low: float = Field(description="Lower interval bound of p_A - p_B.")
+    difference_high: float = Field(description="Upper interval bound of p_A - p_B.")
+    prob_a_better: float = Field(
+        description="Posterior P(p_A > p_B) (Bayesian mode); NaN in frequentist mode."
+    )
+
+
 class SuiteSummary(BaseModel):
     """Suite-level results: one row for all conversations, then one per agent."""
 
@@ -72,7 +89,17 @@ class SuiteSummary(BaseModel):
     k: int = Field(description="k of pass@k / pass^k.")
     method: str = Field(description="How estimates and intervals were computed.")
     rows: list[SuiteRow] = Field(description="'all' first, then each assistant_id.")
+    comparisons: list[AgentComparison] = Field(
+        default_factory=list, description="Every pair of agents, in order of first appearance."
+    )
+    comparison_method: str = Field(default="", description="How comparisons were computed.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
+
+    def comparisons_dataframe(self) -> pd.DataFrame:
+        """One row per pair of agents."""
+        import pandas as pd
+
+        return pd.DataFrame([c.model_dump() for c in self.comparisons])
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per group."""
@@ -95,11 +122,23 @@ class SuiteSummary(BaseModel):
                 f"{_ci(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>26}"
                 f"{r.tasks:>7}{_num(r.task_pass_at_k):>14}{r.judge_errors:>8}"
             )
+        if self.comparisons:
+            lines += ["", f"agent comparisons ({self.comparison_method}):"]
+            for cmp in self.comparisons:
+                better = ("" if math.isnan(cmp.prob_a_better)
+                          else f"  P(A > B) = {_prob(cmp.prob_a_better)}")
+                lines.append(f"  A={cmp.agent_a} vs B={cmp.agent_b}: p_A - p_B = "
+                             f"{_ci(cmp.difference, cmp.difference_low, cmp.difference_high)}{better}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        return (f"<p><b>agenteval suite summary</b> (k={self.k}; {html.escape(self.method)})</p>"
-                + self.to_dataframe().to_html(float_format=lambda x: f"{x:.3f}"))
+        fmt = {"float_format": lambda x: f"{x:.3f}"}
+        out = (f"<p><b>agenteval suite summary</b> (k={self.k}; {html.escape(self.method)})</p>"
+               + self.to_dataframe().to_html(**fmt))
+        if self.comparisons:
+            out += (f"<p>Agent comparisons ({html.escape(self.comparison_method)})</p>"
+                    + self.comparisons_dataframe().to_html(index=False, **fmt))
+        return out
 
     def __str__(self) -> str:
         return self.to_text()
@@ -205,7 +244,28 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
              "errors": run.errors, "not_judged_budget": run.not_judged_budget,
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
-    return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge))
+    comparisons, comparison_method = _compare_agents(rows[1:], n[1:], c[1:], results.settings.mode)
+    return SuiteSummary(k=results.k, method=results.method, rows=rows, comparisons=comparisons,
+                        comparison_method=comparison_method, judge=_json_safe(judge))
+
+
+def _compare_agents(rows: list[SuiteRow], n: np.ndarray, c: np.ndarray,
+                    mode: StatisticalMode) -> tuple[list[AgentComparison], str]:
+    """Every pair of agents, compared by the run's statistical mode in one vectorised call."""
+    pairs = [(i, j) for i in range(len(rows)) for j in range(i + 1, len(rows))]
+    if not pairs:
+        return [], ""
+    a, b = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
+    out = mode.compare(n[a], c[a], n[b], c[b])
+    comparisons = [
+        AgentComparison(
+            agent_a=rows[i].group, agent_b=rows[j].group, rate_a=rows[i].rate, rate_b=rows[j].rate,
+            difference=out["mean_diff"][m], difference_low=out["ci_low"][m],
+            difference_high=out["ci_high"][m], prob_a_better=out["prob_greater"][m],
+        )
+        for m, (i, j) in enumerate(pairs)
+    ]
+    return comparisons, out["method"]
 
 
 def _task_estimates(members: list[AgenticMetric], k: int) -> dict[str, Any]:
@@ -235,6 +295,11 @@ def _task_estimates(members: list[AgenticMetric], k: int) -> dict[str, Any]:
 
 def _ci(value: float, low: float, high: float) -> str:
     return f"{_num(value)} [{_num(low)}, {_num(high)}]"
+
+
+def _prob(x: float) -> str:
+    """Probabilities near 0 or 1 keep their magnitude visible (4.1e-04, not 0.000)."""
+    return f"{x:.3f}" if 0.001 <= x <= 0.999 else f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
 
 
 def _num(x: float | None) -> str:

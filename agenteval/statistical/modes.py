@@ -120,6 +120,10 @@ class StatisticalMode(ABC):
         """Estimate a success rate from counts (compat with Fair Forge)."""
 
     @abstractmethod
+    def compare(self, n1: Any, c1: Any, n2: Any, c2: Any) -> dict[str, Any]:
+        """p1 - p2 for two independent rates: prob_greater, mean_diff, ci_low, ci_high, method."""
+
+    @abstractmethod
     def get_result_type(self) -> str:
         """"point_estimate" or "distribution" (compat with Fair Forge)."""
 
@@ -157,6 +161,36 @@ class FrequentistMode(StatisticalMode):
 
         values = _grouped(n, c, k, compute)
         return _finish(values, scalar, f"plug-in + {self.interval} {_level_text(level)}")
+
+    def compare(self, n1: Any, c1: Any, n2: Any, c2: Any) -> dict[str, Any]:
+        """Difference of two independent rates p1 - p2 with a square-and-add interval.
+
+        Newcombe (1998), method 10: with each rate's interval (l_i, u_i) at ``ci_level``,
+        low = d - sqrt((p1 - l1)^2 + (u2 - p2)^2), high = d + sqrt((u1 - p1)^2 + (p2 - l2)^2).
+        With Wilson intervals this is Newcombe's hybrid score interval. ``prob_greater`` has no
+        frequentist meaning and is ``nan``; keys match :meth:`BayesianMode.compare`.
+
+        >>> r = FrequentistMode().compare(70, 56, 80, 48)
+        >>> round(r["mean_diff"], 4), round(r["ci_low"], 4), round(r["ci_high"], 4)
+        (0.2, 0.0524, 0.3339)
+        """
+        n1, c1, _, s1 = est._check_counts(n1, c1)
+        n2, c2, _, s2 = est._check_counts(n2, c2)
+        interval = self._INTERVALS[self.interval]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            p1, p2 = c1 / n1, c2 / n2
+        l1, u1 = interval(c1, n1, self.ci_level)
+        l2, u2 = interval(c2, n2, self.ci_level)
+        diff = p1 - p2
+        low = diff - np.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+        high = diff + np.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+        out: dict[str, Any] = {"prob_greater": np.full(np.shape(diff), np.nan), "mean_diff": diff,
+                               "ci_low": low, "ci_high": high}
+        if s1 and s2:
+            out = {key: _scalar(v) for key, v in out.items()}
+        out["method"] = (f"difference of plug-in rates, Newcombe square-and-add {self.interval} "
+                         f"{_level_text(self.ci_level)} interval")
+        return out
 
     def rate_estimation(self, successes: Any, trials: Any) -> Any:
         """successes / trials (compat); ``nan`` where trials == 0."""

@@ -78,6 +78,34 @@ def test_suite_summary_rates_per_agent() -> None:
         assert r.pass_pow_k == pytest.approx(post.moment(k))
 
 
+def test_agent_comparisons_bayesian_against_independent_monte_carlo() -> None:
+    import numpy as np
+
+    # a1: 3 of 4 conversations fully correct; a2: 1 of 4
+    suite = [conv(f"x{i}", [("8" if i < 3 else "9", "8")], agent="a1") for i in range(4)]
+    suite += [conv(f"y{i}", [("8" if i < 1 else "9", "8")], agent="a2") for i in range(4)]
+    summary = Agentic.run(suite, k=1, statistical_mode=BayesianMode()).summary()
+    (cmp,) = summary.comparisons
+    assert (cmp.agent_a, cmp.agent_b) == ("a1", "a2")
+    assert cmp.difference == pytest.approx(4 / 6 - 2 / 6)
+    rng = np.random.default_rng(7)
+    draws = rng.beta(4, 2, 400_000) - rng.beta(2, 4, 400_000)
+    p = float(np.mean(draws > 0))
+    assert cmp.prob_a_better == pytest.approx(p, abs=5 * math.sqrt(p * (1 - p) / 400_000))
+    assert cmp.difference_low == pytest.approx(np.quantile(draws, 0.025), abs=0.03)
+    assert "P(A > B)" in summary.to_text()
+
+
+def test_agent_comparison_frequentist_is_newcombe() -> None:
+    # Newcombe (1998), Table II example (a): 56/70 vs 48/80 -> 0.2000 [0.0524, 0.3339]
+    suite = [conv(f"x{i}", [("8" if i < 56 else "9", "8")], agent="a1") for i in range(70)]
+    suite += [conv(f"y{i}", [("8" if i < 48 else "9", "8")], agent="a2") for i in range(80)]
+    (cmp,) = Agentic.run(suite, k=1).summary().comparisons
+    assert (cmp.difference, cmp.difference_low, cmp.difference_high) == pytest.approx(
+        (0.2, 0.0524, 0.3339), abs=5e-5)
+    assert math.isnan(cmp.prob_a_better)
+
+
 def test_frequentist_suite_interval_is_wilson() -> None:
     summary = Agentic.run(SUITE, k=1, statistical_mode=FrequentistMode()).summary()
     r = summary.rows[0]
