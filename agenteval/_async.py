@@ -11,26 +11,46 @@ T = TypeVar("T")
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """``asyncio.run`` where possible; in a thread with its own loop when one is already running.
+    """``asyncio.run`` where possible; in a worker thread with its own loop when one is running.
 
     Jupyter runs an event loop in the kernel's main thread, where ``asyncio.run`` refuses to
-    start; a worker thread keeps the same code working there without nest_asyncio.
+    start; a worker thread keeps the same code working there without nest_asyncio. An interrupt
+    (the kernel's stop button, Ctrl-C) cancels the work in the worker, so no new judge calls start
+    and what already finished stays cached, then re-raises in the caller.
     """
     try:
         asyncio.get_running_loop()
     except RuntimeError:
         return asyncio.run(coro)
+
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(coro)
     box: dict[str, Any] = {}
 
     def worker() -> None:
+        asyncio.set_event_loop(loop)
         try:
-            box["value"] = asyncio.run(coro)
+            box["value"] = loop.run_until_complete(task)
         except BaseException as exc:  # re-raised in the caller's thread
             box["error"] = exc
+        finally:
+            try:
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            finally:
+                loop.close()
 
-    thread = threading.Thread(target=worker, name="agenteval-judge", daemon=True)
+    thread = threading.Thread(target=worker, name="agenteval-async", daemon=True)
     thread.start()
-    thread.join()
+    try:
+        while thread.is_alive():
+            thread.join(0.1)
+    except BaseException:
+        try:
+            loop.call_soon_threadsafe(task.cancel)
+        except RuntimeError:  # the loop already finished and closed
+            pass
+        thread.join()
+        raise
     if "error" in box:
         raise box["error"]
     return box["value"]

@@ -35,10 +35,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--tool-threshold", type=float, default=1.0,
                      help="tool correctness needed for tool use to count (default: %(default)s)")
     run.add_argument("--ci-level", type=float, default=0.95, help="interval level (default: %(default)s)")
-    run.add_argument("--interval", choices=("wilson", "clopper-pearson"), default="wilson",
-                     help="frequentist interval for rates (default: %(default)s)")
-    run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"), default=(1.0, 1.0),
-                     help="Beta(A, B) prior in bayesian mode (default: 1 1)")
+    run.add_argument("--interval", choices=("wilson", "clopper-pearson"),
+                     help="frequentist mode: interval for rates (default: wilson)")
+    run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"),
+                     help="bayesian mode: Beta(A, B) prior (default: 1 1)")
     run.add_argument("--out", type=Path, help="directory to write results files into")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
@@ -47,8 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
     judge.add_argument("--judge-model", help="model name for --judge llm")
     judge.add_argument("--base-url", help="OpenAI-compatible endpoint, e.g. http://127.0.0.1:8000/v1")
-    judge.add_argument("--api-key-env", default="OPENAI_API_KEY",
-                       help="environment variable holding the API key (default: %(default)s)")
+    judge.add_argument("--api-key-env",
+                       help="environment variable holding the API key (default: OPENAI_API_KEY "
+                       "for OpenAI's endpoint; none for --base-url)")
     judge.add_argument("--max-concurrency", type=int, default=16, help="concurrent judge calls")
     judge.add_argument("--max-calls", type=int, help="hard cap on judge requests for this run")
     judge.add_argument("--cache", help="judge cache file (default: the user cache dir)")
@@ -62,27 +63,40 @@ def make_mode(args: argparse.Namespace) -> Any:
     from agenteval.statistical.modes import BayesianMode, FrequentistMode
 
     if args.mode == "bayesian":
-        return BayesianMode(ci_level=args.ci_level, beta_prior_a=args.prior[0],
-                            beta_prior_b=args.prior[1])
-    return FrequentistMode(ci_level=args.ci_level, interval=args.interval)
+        if args.interval is not None:
+            raise ConfigError("--interval applies to --mode frequentist; bayesian intervals are "
+                              "exact posterior quantiles")
+        a, b = args.prior if args.prior is not None else (1.0, 1.0)
+        return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b)
+    if args.prior is not None:
+        raise ConfigError("--prior applies to --mode bayesian")
+    return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson")
 
 
 def make_judge(args: argparse.Namespace) -> Any:
-    """The judge the flags ask for; the LLM judge's key comes from the environment only."""
+    """The judge the flags ask for. The key comes only from the environment variable the user
+    names (or OPENAI_API_KEY for OpenAI's own endpoint), so it is never sent elsewhere by accident."""
     if args.judge == "offline":
+        for flag, value in (("--judge-model", args.judge_model), ("--base-url", args.base_url),
+                            ("--api-key-env", args.api_key_env)):
+            if value:
+                raise ConfigError(f"{flag} applies to --judge llm")
         from agenteval.judge.offline import OfflineJudge
 
         return OfflineJudge()
     if not args.judge_model:
         raise ConfigError("--judge llm needs --judge-model NAME")
-    api_key = os.environ.get(args.api_key_env)
-    if not api_key and not args.base_url:
-        raise ConfigError(f"--judge llm needs an API key in ${args.api_key_env} (or --base-url "
-                          "for a local server that takes none)")
+    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
+    env = args.api_key_env or (None if base_url else "OPENAI_API_KEY")
+    api_key = os.environ.get(env) if env else None
+    if env and not api_key:
+        where = "a local server" if base_url else "OpenAI's endpoint"
+        raise ConfigError(f"--judge llm needs an API key in ${env} for {where}; set it, or name "
+                          "another variable with --api-key-env")
     from agenteval.judge.llm import LLMJudge
 
     cache: Any = False if args.no_cache else (args.cache or True)
-    return LLMJudge(args.judge_model, base_url=args.base_url, api_key=api_key or None,
+    return LLMJudge(args.judge_model, base_url=base_url, api_key=api_key or "EMPTY",
                     max_concurrency=args.max_concurrency, max_calls=args.max_calls, cache=cache,
                     use_structured_output=not args.plain_text, strict=args.strict)
 
@@ -92,6 +106,8 @@ def run_command(args: argparse.Namespace) -> int:
 
     if not args.data.exists():
         raise AgentEvalError(f"{args.data}: no such file")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise AgentEvalError(f"--out {args.out}: exists and is not a directory")
     results = Agentic.run(str(args.data), make_judge(args), args.k, threshold=args.threshold,
                           tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
                           strict=args.strict)
@@ -107,6 +123,19 @@ def run_command(args: argparse.Namespace) -> int:
         out.write(format_table(results) + "\n")
         if args.out is not None:
             out.write(f"\nwrote results to {args.out}/\n")
+    return _report_judge_errors(results)
+
+
+def _report_judge_errors(results: Any) -> int:
+    """Warn about unjudged interactions; fail (exit 1) when nothing could be judged at all."""
+    errors = sum(m.judge_errors for m in results)
+    judged = sum(m.total_interactions for m in results)
+    if errors:
+        print(f"agenteval: warning: {errors} interaction(s) could not be judged and were left out "
+              "of n and c (see judge_error in interactions.csv / results.json)", file=sys.stderr)
+    if judged == 0:
+        print("agenteval: error: no interaction could be judged", file=sys.stderr)
+        return 1
     return 0
 
 

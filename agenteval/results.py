@@ -9,19 +9,19 @@ from __future__ import annotations
 import html
 import math
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, fields, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agenteval.judge.base import Judge, JudgeRun
+from agenteval.judge.base import JudgeRun
 from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from agenteval.statistical.modes import StatisticalMode
+    from agenteval.statistical.modes import PassEstimate, StatisticalMode
 
 
 @dataclass(frozen=True)
@@ -33,7 +33,6 @@ class RunSettings:
     tool_threshold: float
     tool_weights: Mapping[str, float]
     mode: StatisticalMode
-    judge: Judge = field(repr=False)
 
 
 class SuiteRow(BaseModel):
@@ -42,9 +41,12 @@ class SuiteRow(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     group: str = Field(description="'all' or an assistant_id.")
+    level: Literal["suite", "agent"] = Field(description="'suite' for all conversations, else one agent.")
     conversations: int = Field(description="Conversations in the group.")
-    determined: int = Field(description="Conversations whose full correctness is known (no judge gaps).")
-    fully_correct: int = Field(description="Conversations with every interaction correct.")
+    complete: int = Field(
+        description="Conversations with every interaction judged; only these enter the rate."
+    )
+    fully_correct: int = Field(description="Complete conversations with every interaction correct.")
     rate: float = Field(description="Estimated share of fully correct conversations (p).")
     rate_low: float = Field(description="Lower interval bound of p.")
     rate_high: float = Field(description="Upper interval bound of p.")
@@ -54,7 +56,7 @@ class SuiteRow(BaseModel):
     pass_pow_k: float = Field(description="p^k: all of k new conversations fully correct.")
     pass_pow_k_low: float
     pass_pow_k_high: float
-    tasks: int = Field(description="Tasks (assistant_id, task_id) with at least k determined attempts.")
+    tasks: int = Field(description="Tasks (assistant_id, task_id) with at least k complete attempts.")
     task_pass_at_k: float = Field(description="Mean over those tasks of the unbiased pass@k (Chen et al.).")
     task_pass_pow_k: float = Field(description="Mean over those tasks of the unbiased pass^k (tau-bench).")
     task_pass_at_k_se: float = Field(description="Standard error of task_pass_at_k across tasks.")
@@ -110,13 +112,14 @@ class SuiteSummary(BaseModel):
     def to_text(self) -> str:
         """A plain-text table for terminals and logs."""
         k = self.k
-        head = (f"{'group':<22}{'convs':>6}{'full':>6}{'rate [interval]':>24}"
+        head = (f"{'group':<22}{'convs':>6}{'compl':>6}{'full':>6}{'rate [interval]':>24}"
                 f"{f'pass@{k} [interval]':>26}{f'pass^{k} [interval]':>26}{'tasks':>7}"
                 f"{f'task pass@{k}':>14}{'errors':>8}")
-        lines = [f"method: {self.method}", head, "-" * len(head)]
+        lines = [f"method: {self.method}; rate = full / compl (conversations with every "
+                 "interaction judged)", head, "-" * len(head)]
         for r in self.rows:
             lines.append(
-                f"{r.group[:21]:<22}{r.conversations:>6}{r.fully_correct:>6}"
+                f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"
                 f"{_ci(r.rate, r.rate_low, r.rate_high):>24}"
                 f"{_ci(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>26}"
                 f"{_ci(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>26}"
@@ -215,27 +218,43 @@ class AgenticResults(list[AgenticMetric]):
         return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"
 
 
+def without_data(est: PassEstimate, n: np.ndarray) -> PassEstimate:
+    """NaN wherever nothing was observed (n == 0): a prior is not a result to report."""
+    empty = np.asarray(n) == 0
+    if not empty.any():
+        return est
+    values = {f.name: np.where(empty, np.nan, getattr(est, f.name))
+              for f in fields(est) if f.name != "method"}
+    return replace(est, **values)
+
+
 def _summarise(results: AgenticResults) -> SuiteSummary:
-    groups: dict[str, list[AgenticMetric]] = {"all": list(results)}
+    """Suite rows use complete cases: only conversations with every interaction judged.
+
+    Dropping only the conversations whose judged part was all correct (their outcome is unknown)
+    while keeping those already known to fail would bias the rate down; complete cases do not,
+    as long as judge failures are unrelated to correctness.
+    """
+    agents: dict[str, list[AgenticMetric]] = {}
     for m in results:
-        groups.setdefault(m.assistant_id, []).append(m)
-    if len(groups) == 2:  # one agent: its row would repeat 'all'
-        groups = {"all": groups["all"]}
-    names = list(groups)
-    n = np.array([sum(m.is_fully_correct is not None for m in groups[g]) for g in names])
-    c = np.array([sum(m.is_fully_correct is True for m in groups[g]) for g in names])
-    est = results.settings.mode.estimate(n, c, results.k)
+        agents.setdefault(m.assistant_id, []).append(m)
+    groups: list[tuple[str, str, list[AgenticMetric]]] = [("all", "suite", list(results))]
+    if len(agents) > 1:
+        groups += [(name, "agent", members) for name, members in agents.items()]
+    n = np.array([sum(m.judge_errors == 0 for m in g[2]) for g in groups])
+    c = np.array([sum(m.judge_errors == 0 and m.is_fully_correct is True for m in g[2])
+                  for g in groups])
+    est = without_data(results.settings.mode.estimate(n, c, results.k), n)
     rows = []
-    for i, name in enumerate(names):
-        members = groups[name]
-        tasks = _task_estimates(members, results.k)
+    for i, (name, level, members) in enumerate(groups):
         rows.append(SuiteRow(
-            group=name, conversations=len(members), determined=int(n[i]), fully_correct=int(c[i]),
+            group=name, level=level, conversations=len(members), complete=int(n[i]),
+            fully_correct=int(c[i]),
             rate=est.rate[i], rate_low=est.rate_low[i], rate_high=est.rate_high[i],
             pass_at_k=est.pass_at_k[i], pass_at_k_low=est.pass_at_k_low[i],
             pass_at_k_high=est.pass_at_k_high[i], pass_pow_k=est.pass_pow_k[i],
             pass_pow_k_low=est.pass_pow_k_low[i], pass_pow_k_high=est.pass_pow_k_high[i],
-            **tasks,
+            **_task_estimates(members, results.k),
             interactions_judged=sum(m.total_interactions for m in members),
             judge_errors=sum(m.judge_errors for m in members),
         ))
@@ -277,7 +296,7 @@ def _task_estimates(members: list[AgenticMetric], k: int) -> dict[str, Any]:
 
     attempts: dict[tuple[str, str], list[bool]] = {}
     for m in members:
-        if m.task_id is not None and m.is_fully_correct is not None:
+        if m.task_id is not None and m.judge_errors == 0:
             attempts.setdefault((m.assistant_id, m.task_id), []).append(m.is_fully_correct)
     eligible = [v for v in attempts.values() if len(v) >= k]
     if not eligible:

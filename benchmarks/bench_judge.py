@@ -1,22 +1,23 @@
 """Benchmark the LLM judge: sequential vs concurrent judging, then a warm-cache re-run.
 
 A local OpenAI-compatible server (tests/judge/openai_server.py, in its own process) answers every
-request after a fixed latency (50 ms by default). The script judges N interactions (1,000 by
-default):
+request after a fixed latency (50 ms by default). In one run the script judges the same N
+interactions (1,000 by default, all distinct):
 
-1. sequentially (max_concurrency=1) on a subset (100 by default) and scales the time to N:
-   a sequential run is calls x latency by construction, so the subset measures it faithfully;
-2. with the default concurrency (16) on all N, cold cache, and reports the speed-up and the share
-   of the ideal time ``calls x latency / concurrency``;
-3. again with a warm cache: zero requests reach the server.
+1. sequentially (``max_concurrency=1``), all N, no cache: about N x latency (50 s at defaults);
+2. with the default concurrency (16), all N, cold cache; reports the speed-up over (1) and the
+   share of the ideal time ``calls x latency / concurrency`` reached;
+3. again with a new judge on the same cache file: zero calls, zero requests at the server.
 
-Prints one JSON line. Run: ``.venv/bin/python benchmarks/bench_judge.py``.
+Prints one JSON line, with the load average before and after so a busy machine shows.
+Run: ``.venv/bin/python benchmarks/bench_judge.py``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -40,7 +41,6 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000)
-    parser.add_argument("--sequential-subset", type=int, default=100)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=16)
     args = parser.parse_args()
@@ -63,12 +63,13 @@ def main() -> None:
             # warm-up: imports and the first connection are not part of any timing
             judge(cache=False).judge_answers(items[:2])
 
-            subset = items[: args.sequential_subset]
+            load_before = os.getloadavg()
+            before = _stats(base_url)["requests"]
             seq = judge(max_concurrency=1, cache=False)
             t0 = time.perf_counter()
-            seq_out = seq.judge_answers(subset)
-            seq_subset_s = time.perf_counter() - t0
-            seq_scaled_s = seq_subset_s * args.n / len(subset)
+            seq_out = seq.judge_answers(items)
+            seq_s = time.perf_counter() - t0
+            seq_requests = _stats(base_url)["requests"] - before
 
             cache = Path(tmp) / "judge.sqlite3"
             before = _stats(base_url)["requests"]
@@ -85,20 +86,25 @@ def main() -> None:
             warm_s = time.perf_counter() - t0
             warm_requests = _stats(base_url)["requests"] - before
 
-        ideal_s = args.n * args.latency / args.concurrency
+        ideal_s = conc.run_record.calls * args.latency / args.concurrency
+        seq_ideal_s = seq.run_record.calls * args.latency
         failures = sum(type(o).__name__ == "JudgeFailure" for o in [*seq_out, *conc_out, *warm_out])
         print(json.dumps({
             "benchmark": "judge", "n": args.n, "latency_s": args.latency,
             "concurrency": args.concurrency,
-            "sequential_subset": len(subset), "sequential_subset_s": round(seq_subset_s, 3),
-            "sequential_scaled_s": round(seq_scaled_s, 2),
-            "concurrent_s": round(conc_s, 3), "speedup": round(seq_scaled_s / conc_s, 1),
+            "sequential_s": round(seq_s, 2), "sequential_calls": seq.run_record.calls,
+            "sequential_server_requests": seq_requests,
+            "sequential_share_of_ideal": round(seq_ideal_s / seq_s, 3),
+            "concurrent_s": round(conc_s, 3), "concurrent_calls": conc.run_record.calls,
+            "concurrent_server_requests": conc_requests,
+            "speedup": round(seq_s / conc_s, 1),
             "ideal_concurrent_s": round(ideal_s, 3),
             "share_of_ideal": round(ideal_s / conc_s, 3),
-            "concurrent_calls": conc.run_record.calls, "concurrent_server_requests": conc_requests,
             "warm_cache_s": round(warm_s, 3), "warm_cache_calls": warm.run_record.calls,
             "warm_cache_hits": warm.run_record.cache_hits,
             "warm_cache_server_requests": warm_requests, "failures": failures,
+            "loadavg_1m_before": round(load_before[0], 2),
+            "loadavg_1m_after": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
         }))
     finally:
         server.stdin.close()  # type: ignore[union-attr]

@@ -63,6 +63,26 @@ def test_missing_file_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.Cap
     assert exc.value.code == 2
 
 
+@pytest.mark.parametrize(("args", "message"), [
+    (["--mode", "frequentist", "--prior", "2", "2"], "--prior applies to --mode bayesian"),
+    (["--mode", "bayesian", "--interval", "wilson"], "--interval applies"),
+    (["--judge-model", "m"], "--judge-model applies to --judge llm"),
+])
+def test_flags_that_would_be_ignored_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                      args: list[str], message: str) -> None:
+    data = tmp_path / "one.jsonl"
+    data.write_text(GOOD)
+    assert main(["run", str(data), "--k", "1", *args]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_out_pointing_at_a_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "one.jsonl"
+    data.write_text(GOOD)
+    assert main(["run", str(data), "--k", "1", "--out", str(data)]) == 2
+    assert "not a directory" in capsys.readouterr().err
+
+
 def test_other_failures_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "one.jsonl"
     data.write_text(GOOD)

@@ -3,14 +3,26 @@
 Structured modes go through ``instructor`` (JSON schema or tool calls), which validates each reply
 against the verdict model and re-asks on a schema violation (at most ``max_reasks`` times). Below
 instructor, every HTTP request passes through one function that enforces the call budget and
-retries transient faults (429 honouring ``retry-after``, 5xx, timeouts, connection errors) with
-exponential backoff; the openai client's own retries are switched off so every request is seen
-and counted. At most ``max_concurrency`` judgments are in progress at once (asyncio semaphore). A judgment that still fails becomes a ``JudgeFailure`` with
-its cause (or raises ``JudgeError`` when ``strict``); it is never a score of 0.
+retries transport faults (429 honouring ``retry-after``, 5xx, timeouts, connection errors, a
+200 whose body is not JSON) with exponential backoff; the openai client's own retries are
+switched off so every request is seen and counted. A transport fault that outlives its retries
+leaves that layer as ``_TransportError``, which instructor does not re-ask: re-asks are only for
+replies that arrived and failed validation. At most ``max_concurrency`` judgments are in progress
+at once (asyncio semaphore). A judgment that still fails becomes a ``JudgeFailure`` with its
+cause (or raises ``JudgeError`` when ``strict``); it is never a score of 0.
+
+Identical requests (same cache key) within one call are sent once and the outcome, verdict or
+failure, is given to every item that asked for it. Each verdict is written to the cache as soon
+as it arrives, so a cancelled run keeps what finished; cancellation propagates
+(``asyncio.CancelledError``), abandons the requests in flight and starts no new ones.
 
 Accounting (``run_record``): ``calls`` counts HTTP requests sent (first tries, retries and
-re-asks alike) and ``max_calls`` caps exactly that number; ``cache_hits`` counts judgments served
-from the cache (no request); token usage sums every response received.
+re-asks alike) and ``max_calls`` caps exactly that number; ``cache_hits`` counts items served
+from the cache (no request); ``details["deduplicated"]`` counts items that shared the request of
+an identical item of the same call (neither a call nor a cache hit); ``errors`` and
+``not_judged_budget`` count items; ``details["retries"]`` counts requests repeated after a
+transport fault and ``details["reasks"]`` requests sent again after an invalid verdict; token
+usage sums every response received.
 """
 
 from __future__ import annotations
@@ -50,7 +62,7 @@ M = TypeVar("M", bound=BaseModel)
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 PLAIN = "plain"
 _RETRY_STATUS = frozenset({408, 409, 429})
-_job_usage: contextvars.ContextVar[list[int]] = contextvars.ContextVar("agenteval_job_usage")
+_job_stats: contextvars.ContextVar[_JobStats] = contextvars.ContextVar("agenteval_job_stats")
 
 
 class _BudgetExhausted(Exception):
@@ -61,16 +73,67 @@ class _InvalidVerdict(Exception):
     """Plain-text mode: no valid verdict after the allowed re-asks."""
 
 
+class _TransportError(Exception):
+    """A request that failed at the HTTP level after its retries (the cause is chained).
+
+    Deliberately not a ``ValueError``/``ValidationError``: instructor must not re-ask the model
+    about a reply it never received (a body that is not JSON raises ``JSONDecodeError``, which
+    instructor would otherwise treat as an invalid verdict).
+    """
+
+    def __init__(self, retries: int) -> None:
+        super().__init__(f"request failed after {retries} retr{'y' if retries == 1 else 'ies'}")
+        self.retries = retries
+
+
+@dataclass
+class _JobStats:
+    """Per-judgment counters (a context variable, so concurrent judgments keep their own)."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    responses: int = 0
+    sends: int = 0  # logical requests that reached the server at least once: 1 + re-asks
+
+
+@dataclass(frozen=True)
+class _Failed:
+    """A judgment's failure before it is labelled for each item that shares it."""
+
+    kind: str
+    text: str
+
+
 class _Secret:
-    """Holds the API key; its repr never shows it."""
+    """Holds the API key: its repr never shows it and pickling never writes it.
+
+    A pickle (and anything built on one) stores a dropped secret (``get()`` returns None);
+    ``copy``/``deepcopy`` share this in-memory object instead of going through pickling.
+    """
 
     __slots__ = ("_value",)
 
-    def __init__(self, value: str) -> None:
+    def __init__(self, value: str | None) -> None:
         self._value = value
 
-    def get(self) -> str:
+    def get(self) -> str | None:
         return self._value
+
+    @property
+    def dropped(self) -> bool:
+        return self._value is None
+
+    def __reduce__(self) -> tuple[Any, tuple[None]]:
+        return (_Secret, (None,))
+
+    def __reduce_ex__(self, protocol: object) -> tuple[Any, tuple[None]]:
+        return self.__reduce__()
+
+    def __copy__(self) -> _Secret:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Secret:
+        return self
 
     def __repr__(self) -> str:
         return "Secret('***')"
@@ -111,6 +174,11 @@ def _mode_from_name(name: str) -> Any:
     raise ConfigError(f"mode must be an instructor mode name (e.g. {allowed}), got {name!r}")
 
 
+def is_openai_endpoint(url: str) -> bool:
+    """True for OpenAI's own API host (the only endpoint ``$OPENAI_API_KEY`` is sent to unasked)."""
+    return (urlsplit(url).hostname or "").lower() == "api.openai.com"
+
+
 def _is_instructor_client(obj: Any) -> bool:
     return hasattr(obj, "client") and hasattr(obj, "mode") and hasattr(obj, "create")
 
@@ -118,9 +186,19 @@ def _is_instructor_client(obj: Any) -> bool:
 class LLMJudge(Judge):
     """Judge answers (and tool-result use, and RAG verdicts) with an LLM.
 
-    ``model`` is required; point ``base_url`` at any OpenAI-compatible server (vLLM, Ollama,
-    llama.cpp, ...) or pass a ready ``openai``/``instructor`` client. The key comes from
-    ``api_key`` or ``$OPENAI_API_KEY`` and is never logged, cached or shown in a repr.
+    ``model`` is required; point ``base_url`` (default ``$OPENAI_BASE_URL``, else OpenAI) at any
+    OpenAI-compatible server (vLLM, Ollama, llama.cpp, ...) or pass a ready ``openai``/
+    ``instructor`` client. The key: ``api_key`` when given (sent to whatever endpoint you chose);
+    otherwise ``$OPENAI_API_KEY``, but only for OpenAI's own endpoint (``api.openai.com``) or for
+    the endpoint named by ``$OPENAI_BASE_URL`` (the pair the openai SDK reads together); any
+    other endpoint without ``api_key`` gets the placeholder ``"EMPTY"``, so your OpenAI key never
+    reaches a third-party server you did not give it to. The key is never logged, cached, shown
+    in a repr or written to a pickle (an unpickled judge re-reads the environment by the same
+    rule, and asks for the key again if it was passed explicitly).
+
+    ``include_history``: the user's switch for showing the judge a conversation's earlier turns
+    and context; ``Agentic.run`` fills the items' ``history``/``context`` when this or its own
+    ``include_history`` is true, and the prompt renders whatever the items carry.
 
     ``cache``: True (default location, see :func:`agenteval.judge.cache.default_cache_path`),
     False/None (off), or a file path. ``max_calls`` caps the HTTP requests of one run (from
@@ -176,16 +254,15 @@ class LLMJudge(Judge):
             self._source = raw
             self.base_url = str(raw.base_url)
             self._secret = _Secret(str(raw.api_key)) if isinstance(raw.api_key, str) else None
+            self._key_source = "client"
             model = model or getattr(client, "default_model", None)
         else:
-            self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or OPENAI_BASE_URL
-            key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY")
-            if not key:
-                if safe_endpoint(self.base_url) == OPENAI_BASE_URL:
-                    raise ConfigError("api_key is required for the OpenAI endpoint: pass api_key "
-                                      "or set OPENAI_API_KEY")
-                key = "EMPTY"  # local servers usually ignore it, the client wants one
-            self._secret = _Secret(key)
+            env_url = os.environ.get("OPENAI_BASE_URL")
+            self.base_url = base_url or env_url or OPENAI_BASE_URL
+            self._key_source = "explicit" if api_key else (
+                "env" if is_openai_endpoint(self.base_url) or (not base_url and env_url)
+                else "placeholder")
+            self._secret = _Secret(api_key or self._implicit_key())
         if not model or not isinstance(model, str):
             raise ConfigError(f"model must be a non-empty model name, got {model!r}")
         self.model = model
@@ -200,6 +277,50 @@ class LLMJudge(Judge):
             self.mode_name = self._mode.name.lower()
         self.endpoint = safe_endpoint(self.base_url)
         self.cache = resolve_cache(cache)
+
+    def _implicit_key(self) -> str:
+        """The key when none was passed: see the class docstring for the rule."""
+        if self._key_source == "env":
+            key = os.environ.get("OPENAI_API_KEY")
+            if key:
+                return key
+            if is_openai_endpoint(self.base_url):
+                raise ConfigError("api_key is required for the OpenAI endpoint: pass api_key "
+                                  "or set OPENAI_API_KEY")
+        return "EMPTY"  # local servers usually ignore it; the client wants one
+
+    def _api_key(self) -> str:
+        """The key for a new client; after unpickling, resolved again (never read from a file).
+
+        Never None: the openai client would then read ``$OPENAI_API_KEY`` for any endpoint.
+        """
+        if self._secret is not None and not self._secret.dropped:
+            return self._secret.get()  # type: ignore[return-value]
+        if self._key_source in ("explicit", "client"):
+            raise ConfigError("this LLMJudge was unpickled, and its API key is never written to "
+                              "a pickle: create the judge again with api_key=... (or client=...)")
+        secret = _Secret(self._implicit_key())
+        self._secret = secret
+        return secret.get()
+
+    def __getstate__(self) -> dict[str, Any]:
+        # A ready client holds the key (and a live transport): it is not pickled either.
+        state = self.__dict__.copy()
+        state["_source"] = None
+        return state
+
+    def __copy__(self) -> LLMJudge:
+        # In-memory copies keep the client and the key (pickling is what must not).
+        new = type(self).__new__(type(self))
+        new.__dict__.update(self.__dict__)
+        return new
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LLMJudge:
+        new = type(self).__new__(type(self))
+        memo[id(self)] = new
+        for name, value in self.__dict__.items():
+            new.__dict__[name] = value if name == "_source" else copy.deepcopy(value, memo)
+        return new
 
     # ---- public API -------------------------------------------------------------------------
 
@@ -216,14 +337,14 @@ class LLMJudge(Judge):
             "prompt_version": prompts.PROMPT_VERSION, "temperature": self.temperature,
             "max_calls": self.max_calls, "max_concurrency": self.max_concurrency,
             "cache": None if self.cache is None else str(self.cache.path),
-            "retries": 0, "reasks": 0,
+            "retries": 0, "reasks": 0, "deduplicated": 0,
         })
         return run
 
     async def ajudge_answers(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
         """Answer correctness: a ``Verdict(score, reasoning)`` or a ``JudgeFailure`` per item."""
-        jobs = [_Job(prompts.answer_messages(it, include_history=self.include_history),
-                     AnswerVerdict, _label(it, i)) for i, it in enumerate(items)]
+        jobs = [_Job(prompts.answer_messages(it), AnswerVerdict, _label(it, i))
+                for i, it in enumerate(items)]
         return [_to_verdict(out) for out in await self._run_jobs(jobs)]
 
     async def ajudge_utilization(self, items: Sequence[UtilizationItem]) -> list[JudgeOutcome]:
@@ -293,6 +414,7 @@ class LLMJudge(Judge):
             raise ImportError("LLMJudge needs the 'llm' extra: pip install 'agenteval[llm]'"
                               ) from exc
         _quiet_library_loggers()
+        key = self._api_key() if self._source is None else None  # may raise: before any socket
         http = openai.DefaultAsyncHttpx2Client()
         if isinstance(self._source, openai.AsyncOpenAI):
             return self._source.copy(http_client=http, max_retries=0, timeout=self.timeout)
@@ -302,24 +424,29 @@ class LLMJudge(Judge):
                 organization=getattr(self._source, "organization", None),
                 project=getattr(self._source, "project", None),
                 http_client=http, max_retries=0, timeout=self.timeout)
-        return openai.AsyncOpenAI(api_key=self._secret.get() if self._secret else None,
-                                  base_url=self.base_url, http_client=http, max_retries=0,
-                                  timeout=self.timeout)
+        return openai.AsyncOpenAI(api_key=key, base_url=self.base_url, http_client=http,
+                                  max_retries=0, timeout=self.timeout)
 
     async def _run_jobs(self, jobs: list[_Job]) -> list[BaseModel | JudgeFailure]:
         run = self.run_record
         out: list[BaseModel | JudgeFailure | None] = [None] * len(jobs)
-        pending: list[tuple[int, _Job, list[dict[str, str]], str]] = []
+        # One request per distinct key: {key: (job, messages, [item indices])}
+        groups: dict[str, tuple[_Job, list[dict[str, str]], list[int]]] = {}
         for i, job in enumerate(jobs):
             messages = self._messages_for(job)
             key = self._key(job, messages)
+            if key in groups:
+                groups[key][2].append(i)
+                continue
             hit = self._cache_get(key, job.model)
             if hit is not None:
                 run.cache_hits += 1
                 out[i] = hit
             else:
-                pending.append((i, job, messages, key))
-        if pending:
+                groups[key] = (job, messages, [i])
+        if groups:
+            run.details["deduplicated"] = (run.details.get("deduplicated", 0)
+                                           + sum(len(g[2]) - 1 for g in groups.values()))
             client = self._make_client()
             ctx = _Ctx(client=client, patched=None, semaphore=asyncio.Semaphore(
                 self.max_concurrency))
@@ -330,17 +457,19 @@ class LLMJudge(Judge):
                     return await self._send(ctx, kwargs)
 
                 ctx.patched = instructor.patch(create=send, mode=self._mode)
-            bar = self._progress_bar(len(pending))
+            bar = self._progress_bar(sum(len(g[2]) for g in groups.values()))
             try:
-                async def one(i: int, job: _Job, messages: list[dict[str, str]],
-                              key: str) -> None:
-                    out[i] = await self._judge_one(ctx, job, messages, key)
+                async def one(key: str, job: _Job, messages: list[dict[str, str]],
+                              indices: list[int]) -> None:
+                    result = await self._judge_one(ctx, job, messages, key)
+                    for i in indices:
+                        out[i] = self._outcome(result, jobs[i])
                     if bar is not None:
-                        bar.update(1)
+                        bar.update(len(indices))
 
                 async with asyncio.TaskGroup() as group:
-                    for args in pending:
-                        group.create_task(one(*args))
+                    for key, (job, messages, indices) in groups.items():
+                        group.create_task(one(key, job, messages, indices))
             except BaseExceptionGroup as group_error:
                 first = _first_judge_error(group_error)
                 if first is not None:
@@ -355,21 +484,32 @@ class LLMJudge(Judge):
             raise RuntimeError(f"judge produced no outcome for items {missing}")
         return out  # type: ignore[return-value]
 
+    def _outcome(self, result: BaseModel | _Failed, job: _Job) -> BaseModel | JudgeFailure:
+        """One item's outcome from its (possibly shared) judgment, with per-item accounting."""
+        if not isinstance(result, _Failed):
+            return result
+        run = self.run_record
+        if result.kind == "budget":
+            run.not_judged_budget += 1
+            return JudgeFailure(result.text, kind="budget")
+        run.errors += 1
+        return JudgeFailure(self._scrub(f"{job.label}: {result.text}"), kind="error")
+
     async def _judge_one(self, ctx: _Ctx, job: _Job, messages: list[dict[str, str]],
-                         key: str) -> BaseModel | JudgeFailure:
+                         key: str) -> BaseModel | _Failed:
         # The slot is held for the whole judgment (re-asks and backoff included): at most
         # max_concurrency judgments in progress, and a 429 slows the run down as it should.
         async with ctx.semaphore:
             return await self._judge_one_unlimited(job, messages, key, ctx)
 
     async def _judge_one_unlimited(self, job: _Job, messages: list[dict[str, str]], key: str,
-                                   ctx: _Ctx) -> BaseModel | JudgeFailure:
+                                   ctx: _Ctx) -> BaseModel | _Failed:
         run = self.run_record
+        budget = f"not judged: max_calls={self.max_calls} reached"
         if self.max_calls is not None and run.calls >= self.max_calls:
-            run.not_judged_budget += 1
-            return JudgeFailure(f"not judged: max_calls={self.max_calls} reached", kind="budget")
-        usage = [0, 0, 0]  # prompt tokens, completion tokens, responses received
-        _job_usage.set(usage)
+            return _Failed("budget", budget)
+        stats = _JobStats()
+        _job_stats.set(stats)
         try:
             if self._mode is not None:
                 verdict = await ctx.patched(response_model=job.model, messages=messages,
@@ -378,59 +518,65 @@ class LLMJudge(Judge):
             else:
                 verdict = await self._plain(ctx, job, messages)
         except Exception as exc:  # every failure becomes a record (or JudgeError if strict)
-            run.details["reasks"] += max(usage[2] - 1, 0)
+            reasks = max(stats.sends - 1, 0)
+            run.details["reasks"] += reasks
             if _find(exc, _BudgetExhausted) is not None:
-                run.not_judged_budget += 1
-                return JudgeFailure(f"not judged: max_calls={self.max_calls} reached "
-                                    f"({_describe(exc, self.max_reasks)})"
-                                    if usage[2] else
-                                    f"not judged: max_calls={self.max_calls} reached",
-                                    kind="budget")
-            run.errors += 1
-            cause = self._scrub(f"{job.label}: {_describe(exc, self.max_reasks)}")
+                return _Failed("budget", f"{budget} part-way through this item "
+                                         f"({stats.responses} reply(ies) received, {reasks} "
+                                         "re-ask(s))" if stats.sends else budget)
+            cause = _describe(exc, reasks)
             if self.strict:
-                raise JudgeError(f"judge call failed for {cause}") from None
-            return JudgeFailure(cause, kind="error")
-        run.details["reasks"] += max(usage[2] - 1, 0)
+                run.errors += 1
+                raise JudgeError(
+                    f"judge call failed for {self._scrub(f'{job.label}: {cause}')}") from None
+            return _Failed("error", cause)
+        run.details["reasks"] += max(stats.sends - 1, 0)
         verdict = job.model.model_validate(verdict.model_dump())  # drop instructor's extras
-        if self.cache is not None:
-            self.cache.put(key, verdict.model_dump(mode="json"), prompt_tokens=usage[0],
-                           completion_tokens=usage[1])
+        if self.cache is not None:  # written now: a cancelled run keeps every finished verdict
+            self.cache.put(key, verdict.model_dump(mode="json"),
+                           prompt_tokens=stats.prompt_tokens,
+                           completion_tokens=stats.completion_tokens)
         return verdict
 
     async def _send(self, ctx: _Ctx, kwargs: dict[str, Any]) -> Any:
-        """One logical request: budget check, then transient-fault retries."""
+        """One logical request: budget check, then transport-fault retries.
+
+        Gives up with ``_TransportError`` (the fault chained), never with the raw fault, so that
+        the layer above cannot mistake an unreadable body for an invalid verdict.
+        """
         run = self.run_record
+        stats = _job_stats.get(None)
         attempt = 0
         while True:
             if self.max_calls is not None and run.calls >= self.max_calls:
                 raise _BudgetExhausted(f"max_calls={self.max_calls} reached")
             run.calls += 1
+            if attempt == 0 and stats is not None:
+                stats.sends += 1
             try:
                 response = await ctx.client.chat.completions.create(**kwargs)
             except Exception as exc:
                 if attempt >= self.max_retries or not _retryable(exc):
-                    raise
+                    raise _TransportError(attempt) from exc
                 delay = self._delay(exc, attempt)
                 attempt += 1
                 run.details["retries"] += 1
                 await asyncio.sleep(delay)
                 continue
-            self._account(response)
+            self._account(response, stats)
             return response
 
-    def _account(self, response: Any) -> None:
+    def _account(self, response: Any, stats: _JobStats | None) -> None:
         usage = getattr(response, "usage", None)
         p = int(getattr(usage, "prompt_tokens", 0) or 0)
         c = int(getattr(usage, "completion_tokens", 0) or 0)
         run = self.run_record
         run.prompt_tokens += p
         run.completion_tokens += c
-        job = _job_usage.get(None)
-        if job is not None:
-            job[0] += p
-            job[1] += c
-            job[2] += 1
+        if stats is not None:
+            stats.prompt_tokens += p
+            stats.completion_tokens += c
+            stats.responses += 1
 
     def _delay(self, exc: Exception, attempt: int) -> float:
         """``retry-after`` when the server sends one, else jittered exponential backoff."""
@@ -480,7 +626,7 @@ class LLMJudge(Judge):
         return tqdm(total=total, desc=f"judging ({self.model})", unit="item", leave=True)
 
     def _scrub(self, text: str) -> str:
-        key = self._secret.get() if self._secret else ""
+        key = (self._secret.get() if self._secret else None) or ""
         return text.replace(key, "***") if len(key) >= 4 else text
 
 
@@ -584,24 +730,33 @@ def _retry_after(exc: Exception) -> float | None:
     return max(when.timestamp() - time.time(), 0.0)
 
 
-def _describe(exc: BaseException, max_reasks: int) -> str:
-    """A one-line cause: the innermost meaningful error, with the HTTP status when there is one."""
+def _describe(exc: BaseException, reasks: int) -> str:
+    """A one-line cause: the innermost meaningful error, with the HTTP status when there is one.
+
+    Transport faults (status, timeout, connection, unreadable body) are told apart from invalid
+    verdicts; ``reasks`` is the number of re-asks actually sent for this judgment.
+    """
     import openai
 
-    status = _find(exc, openai.APIStatusError)
-    if status is not None:
-        return (f"HTTP {status.status_code} ({type(status).__name__}): "  # type: ignore[attr-defined]
-                f"{_short(status)}")
-    for kind, what in ((openai.APITimeoutError, "request timed out"),
-                       (openai.APIConnectionError, "connection error")):
-        found = _find(exc, kind)
-        if found is not None:
-            return f"{what} ({type(found).__name__}): {_short(found)}"
+    transport = _find(exc, _TransportError)
+    if transport is not None:
+        fault = transport.__cause__ or transport
+        tries = transport.retries  # type: ignore[attr-defined]
+        after = f" (after {tries} retr{'y' if tries == 1 else 'ies'})" if tries else ""
+        if isinstance(fault, openai.APIStatusError):
+            return f"HTTP {fault.status_code} ({type(fault).__name__}): {_short(fault)}{after}"
+        for kind, what in ((openai.APITimeoutError, "request timed out"),
+                           (openai.APIConnectionError, "connection error"),
+                           ((json.JSONDecodeError, openai.APIResponseValidationError),
+                            "response body is not a valid completion")):
+            if isinstance(fault, kind):
+                return f"{what} ({type(fault).__name__}): {_short(fault)}{after}"
+        return f"{type(fault).__name__}: {_short(fault)}{after}"
     if isinstance(exc, _InvalidVerdict) or _find(exc, ValidationError) is not None \
             or _find(exc, json.JSONDecodeError) is not None \
             or type(exc).__name__ == "InstructorRetryException":
         inner = exc.__cause__ or exc
-        return (f"invalid verdict after {max_reasks} re-ask(s) "
+        return (f"invalid verdict after {reasks} re-ask(s) "
                 f"({type(inner).__name__}): {_short(inner)}")
     return f"{type(exc).__name__}: {_short(exc)}"
 

@@ -1,77 +1,92 @@
 """A deterministic, offline judge of answer correctness: no model, no network, no key.
 
-Scoring, first rule that applies wins:
+Scoring, first rule that applies wins (texts are normalised SQuAD-style: NFKC, lower case,
+``%`` read as the word "percent", punctuation and articles dropped, whitespace collapsed):
 
-1. normalised exact match (case, punctuation, articles, whitespace)   -> 1.0
-2. numeric match: the reference has numbers and each appears in the answer
-   within tolerance, and the answer's other words do not contradict it   -> 1.0
-3. containment: the normalised reference is a whole-word part of the answer -> 1.0
-4. otherwise token-level F1 (SQuAD style) between answer and reference  -> graded score
+1. exact match: the normalised answer equals the normalised reference        -> 1.0
+2. numbers: when the reference contains numbers,
+
+   - if some reference number is not in the answer (``numbers_match``)       -> token F1, capped at 0.5
+   - if every one is, and every other word of the normalised reference is a
+     word of the answer (any order; words fused to a number, like the "°C"
+     of "23°C", and a number's %, currency or scale word count as part of
+     it; the answer may say more, including other numbers)                   -> 1.0
+   - otherwise rules 3 and 4 decide
+3. containment: the normalised reference is a whole-word part of the answer  -> 1.0
+4. otherwise token-level F1 (SQuAD style) between answer and reference       -> graded score
 
 So "The result is 8." against "8" is correct, "Paris" against "The capital is Paris" gets the F1
-of their tokens, and "9" against "8" is 0.
+of their tokens, "42" against "The total is 42 dollars" gets F1 0.4 (the words "total" and
+"dollars" are missing), and "9" against "8" is 0.
+
+Numbers are read by the parser shared with the tool scorer (:mod:`agenteval._numbers`):
+``1,234.5``, ``$12.50``, ``-3``, ``1e3``, ``2.5 million``, ``42%``. See ``numbers_match`` for
+when two of them are the same.
 """
 
 from __future__ import annotations
 
-import math
 import re
 import string
+import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from fractions import Fraction
 
+from agenteval._numbers import WrittenNumber, find_numbers, remove_numbers
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, JudgeOutcome, Verdict
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
-_PUNCT = str.maketrans({ch: " " for ch in string.punctuation})
+_PUNCT = str.maketrans({ch: " " for ch in string.punctuation if ch != "%"} | {"%": " percent "})
 
 
 def normalize_text(text: str) -> str:
-    """Lower-case, drop punctuation and articles, collapse whitespace (SQuAD normalisation)."""
-    text = text.lower().translate(_PUNCT)
+    """NFKC, lower-case, ``%`` -> "percent", drop punctuation and articles, collapse whitespace.
+
+    Keeping the percent sign as a word stops "0.5%" from equalling "0.5".
+    """
+    text = unicodedata.normalize("NFKC", text).lower().translate(_PUNCT)
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
 
 def extract_numbers(text: str) -> list[float]:
-    """Numbers written in a text: '1,234.5', '-3', '42%' -> 42.0, '$12.50' -> 12.5."""
-    return [value for value, _ in _numbers_with_decimals(text)]
+    """Numbers written in a text, as written: '1,234.5', '-3', '42%' -> 42.0, '$12.50' -> 12.5,
+    '2.5 million' -> 2500000.0."""
+    return [float(n.value) for n in find_numbers(text)]
 
 
-def _numbers_with_decimals(text: str) -> list[tuple[float, int]]:
-    found = []
-    for match in _NUMBER.finditer(text):
-        token = match.group().replace(",", "")
-        if not any(ch.isdigit() for ch in token):
-            continue
-        try:
-            value = float(token)
-        except ValueError:
-            continue
-        mantissa = token.lower().split("e")[0]
-        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
-        found.append((value, decimals))
-    return found
+def _same_number(ref: WrittenNumber, ans: WrittenNumber, rel_tol: float) -> bool:
+    if ref.percent == ans.percent:
+        r, a, half = ref.value, ans.value, ans.half_unit
+    else:  # a percentage against a plain number: compare as fractions ("50%" is 0.5)
+        r, a = ref.fraction_value, ans.fraction_value
+        half = ans.half_unit / 100 if ans.percent else ans.half_unit
+    diff = abs(r - a)
+    if diff == 0 or diff <= Fraction(rel_tol) * max(abs(r), abs(a)):
+        return True
+    return ans.decimals > 0 and diff < half
 
 
-def numbers_match(reference: str, answer: str, *, rel_tol: float = 1e-6) -> bool:
-    """Every number in the reference appears in the answer.
+def numbers_match(reference: str, answer: str, *, rel_tol: float = 1e-9) -> bool:
+    """Every number in the reference appears in the answer (which may hold other numbers too).
 
-    Equal within ``rel_tol``, or equal once the reference is rounded to the decimals the answer
-    shows when it shows at least one (3.14 matches 3.14159; 8 does not match 8.4).
+    A reference number r and an answer number a are the same when, in exact decimal arithmetic:
+
+    - they are equal, or within ``rel_tol`` relative difference (noise in long decimals); or
+    - the answer shows at least one decimal and r lies strictly within half a unit of the
+      answer's last displayed digit, i.e. r rounds to a at the answer's precision, a tie is not
+      a match: 3.14 matches 3.14159, 0.1 does not match 0.15, 8 does not match 8.4.
+
+    Scale words count ("2.5 million" is 2500000, its displayed unit 0.1 million). Percentages:
+    both percentages, or both plain, compare as written; a percentage against a plain number
+    compares as fractions, so "50%" matches 0.5 (either side can be the percentage) but not 50.
     """
-    ref_numbers = extract_numbers(reference)
+    ref_numbers = find_numbers(reference)
     if not ref_numbers:
         return False
-    answer_numbers = _numbers_with_decimals(answer)
-
-    def same(r: float, a: float, decimals: int) -> bool:
-        if math.isclose(r, a, rel_tol=rel_tol, abs_tol=1e-12):
-            return True
-        return decimals > 0 and abs(r - a) <= 0.5 * 10.0 ** -decimals + 1e-12
-
-    return all(any(same(r, a, d) for a, d in answer_numbers) for r in ref_numbers)
+    answer_numbers = find_numbers(answer)
+    return all(any(_same_number(r, a, rel_tol) for a in answer_numbers) for r in ref_numbers)
 
 
 def token_f1(answer: str, reference: str) -> float:
@@ -89,21 +104,27 @@ def token_f1(answer: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _words_besides_numbers(text: str) -> list[str]:
+    """Normalised words of a text other than its numbers (and what is fused to them)."""
+    marked = normalize_text(remove_numbers(text, placeholder="0"))
+    return [w for w in marked.split() if not find_numbers(w)]
+
+
 def score_answer(answer: str, reference: str) -> Verdict:
     """Score one answer against its reference by the rules in the module docstring."""
     norm_answer, norm_reference = normalize_text(answer), normalize_text(reference)
     if norm_answer == norm_reference:
         return Verdict(1.0, "exact match after normalisation")
-    ref_words = [w for w in norm_reference.split() if not extract_numbers(w)]
-    if numbers_match(reference, answer):
-        missing = [w for w in ref_words if w not in norm_answer.split()]
-        if not missing:
-            return Verdict(1.0, "every number in the reference appears in the answer")
-    elif extract_numbers(reference):
-        wrong = ", ".join(f"{x:g}" for x in extract_numbers(reference))
-        f1 = token_f1(answer, reference)
-        return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
-                       f"token F1 {f1:.2f}, capped at 0.5")
+    ref_numbers = find_numbers(reference)
+    if ref_numbers:
+        if not numbers_match(reference, answer):
+            wrong = ", ".join(f"{float(n.value):g}{'%' if n.percent else ''}" for n in ref_numbers)
+            f1 = token_f1(answer, reference)
+            return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
+                           f"token F1 {f1:.2f}, capped at 0.5")
+        answer_words = set(norm_answer.split())
+        if all(w in answer_words for w in _words_besides_numbers(reference)):
+            return Verdict(1.0, "every number and word of the reference appears in the answer")
     if norm_reference and re.search(rf"(?<!\S){re.escape(norm_reference)}(?!\S)", norm_answer):
         return Verdict(1.0, "the answer contains the reference")
     f1 = token_f1(answer, reference)
@@ -111,7 +132,11 @@ def score_answer(answer: str, reference: str) -> Verdict:
 
 
 class OfflineJudge(Judge):
-    """Rule-based judge: exact, numeric, containment, then token F1. Fast and reproducible."""
+    """Rule-based judge: exact, numeric, containment, then token F1. Fast and reproducible.
+
+    The rules are pure CPU: ``ajudge_answers`` runs them directly, and the inherited sync
+    ``judge_answers`` wraps it like any judge's (so it works inside Jupyter's running loop).
+    """
 
     name = "offline"
 
@@ -124,15 +149,12 @@ class OfflineJudge(Judge):
         return self.judge_sync(items)
 
     def judge_sync(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
-        """Same as judge_answers without an event loop (the rules are pure CPU)."""
+        """The same outcomes without any event loop."""
         run = self.run_record
         outcomes = [self.judge_one(item) for item in items]
         run.calls += len(items)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes
-
-    def judge_answers(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
-        return self.judge_sync(items)
 
     def __repr__(self) -> str:
         return "OfflineJudge()"

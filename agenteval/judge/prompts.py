@@ -51,8 +51,13 @@ def _system(task: str) -> dict[str, str]:
                                          f"{_DATA_RULE}"}
 
 
-def answer_messages(item: AnswerItem, *, include_history: bool = False) -> list[dict[str, str]]:
-    """Answer correctness against the reference (or on its own merits when there is none)."""
+def answer_messages(item: AnswerItem) -> list[dict[str, str]]:
+    """Answer correctness against the reference (or on its own merits when there is none).
+
+    Renders everything the item carries: earlier turns (``history``) and ``context`` appear
+    whenever they are non-empty. Whether an item carries them is decided once, where the items
+    are built (``Agentic.run(include_history=...)`` or ``LLMJudge(include_history=...)``).
+    """
     if item.ground_truth is not None:
         task = ("Decide how correct the assistant's answer is with respect to the reference "
                 "answer in <ground_truth>. Score 1 when it conveys the same facts, 0 when it is "
@@ -63,7 +68,7 @@ def answer_messages(item: AnswerItem, *, include_history: bool = False) -> list[
                 "there is no reference answer. Score 1 for a correct, complete answer, 0 for a "
                 "wrong or unrelated one.")
     parts = []
-    if include_history and item.history:
+    if item.history:
         turns = "\n".join(tag("turn", f"user: {q}\nassistant: {a}", index=i)
                           for i, (q, a) in enumerate(item.history))
         parts.append(f"<history>\n{turns}\n</history>")

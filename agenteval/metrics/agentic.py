@@ -23,7 +23,7 @@ from agenteval.errors import JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
-from agenteval.results import AgenticResults, RunSettings
+from agenteval.results import AgenticResults, RunSettings, without_data
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
 from agenteval.statistical.estimators import (
@@ -83,7 +83,8 @@ class Agentic:
             tool_threshold: tool correctness needed for tool use to count as correct, in [0, 1].
             tool_weights: weights of selection / parameters / sequence / utilization.
             statistical_mode: FrequentistMode() (default) or BayesianMode().
-            strict: raise JudgeError when any judgment fails instead of reporting it.
+            strict: raise JudgeError when a judge call fails instead of reporting it (budget
+                cuts and missing references stay reported).
             include_history: show the judge the conversation's earlier turns.
         """
         if k is None:
@@ -104,7 +105,7 @@ class Agentic:
         )
         settings = RunSettings(
             k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
-            mode=mode, judge=judge,
+            mode=mode,
         )
         return evaluate(datasets, judge, settings, strict=strict, include_history=include_history,
                         verbose=verbose)
@@ -121,6 +122,7 @@ def evaluate(
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
+    include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j) for i, ds in enumerate(datasets) for j in range(len(ds.conversation))]
     items = [_answer_item(datasets[s.conversation], s.interaction, include_history) for s in slots]
     run = judge.start_run()
@@ -129,18 +131,19 @@ def evaluate(
 
     tools = [_score_tools(datasets[s.conversation].conversation[s.interaction], settings)
              for s in _progress(slots, "scoring tool use")]
-    tools = _resolve_ambiguous_utilization(judge, tools, slots, datasets, settings, strict)
+    tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, datasets, settings,
+                                                          strict)
 
     per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
-    for slot, outcome, tool in zip(slots, outcomes, tools):
+    for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools)):
         batch = datasets[slot.conversation].conversation[slot.interaction]
         per_conversation[slot.conversation].append(
-            _interaction_result(batch, outcome, tool, settings.threshold)
+            _interaction_result(batch, outcome, tool, tool_failures.get(index), settings)
         )
 
     n = np.array([sum(r.is_correct is not None for r in rs) for rs in per_conversation])
     c = np.array([sum(r.is_correct is True for r in rs) for rs in per_conversation])
-    est = settings.mode.estimate(n, c, settings.k)
+    est = without_data(settings.mode.estimate(n, c, settings.k), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
         unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
@@ -197,13 +200,15 @@ def _answer_item(ds: Dataset, index: int, include_history: bool) -> AnswerItem:
     )
 
 
-def _score_tools(batch: Batch, settings: RunSettings) -> ToolCorrectnessScore | None:
+def _score_tools(batch: Batch, settings: RunSettings,
+                 utilization_override: float | None = None) -> ToolCorrectnessScore | None:
     """Tool use is scored where the data says what was expected; ``expected_tools: []`` means
     no tool should be called, while no ``ground_truth_agentic`` at all means no expectation."""
     if batch.ground_truth_agentic is None:
         return None
     return score_tool_use(batch.agentic, batch.ground_truth_agentic, batch.assistant,
-                          weights=settings.tool_weights, threshold=settings.tool_threshold)
+                          weights=settings.tool_weights, threshold=settings.tool_threshold,
+                          utilization_override=utilization_override, query=batch.query)
 
 
 def _resolve_ambiguous_utilization(
@@ -213,13 +218,17 @@ def _resolve_ambiguous_utilization(
     datasets: Sequence[Dataset],
     settings: RunSettings,
     strict: bool,
-) -> list[ToolCorrectnessScore | None]:
-    """Ask a capable judge whether the answer used the tool results, where evidence is ambiguous."""
+) -> tuple[list[ToolCorrectnessScore | None], dict[int, JudgeFailure]]:
+    """Ask a capable judge whether the answer used the tool results, where evidence is ambiguous.
+
+    Returns the tool scores (judged ones replaced) and, by interaction index, the judgments that
+    failed: those interactions are decided below without a guess.
+    """
     if not judge.supports_utilization:
-        return tools
+        return tools, {}
     ambiguous = [i for i, t in enumerate(tools) if t is not None and t.utilization_evidence == "ambiguous"]
     if not ambiguous:
-        return tools
+        return tools, {}
     batches = [datasets[slots[i].conversation].conversation[slots[i].interaction] for i in ambiguous]
     items = [
         UtilizationItem(
@@ -231,26 +240,34 @@ def _resolve_ambiguous_utilization(
     ]
     outcomes = judge.judge_utilization(items)
     _raise_if_strict(strict, outcomes, [slots[i] for i in ambiguous], datasets)
-    resolved = list(tools)
+    resolved, failures = list(tools), {}
     for i, b, outcome in zip(ambiguous, batches, outcomes):
         if isinstance(outcome, Verdict):
-            resolved[i] = score_tool_use(
-                b.agentic, b.ground_truth_agentic, b.assistant, weights=settings.tool_weights,
-                threshold=settings.tool_threshold, utilization_override=outcome.score,
-            )
-    return resolved
+            resolved[i] = _score_tools(b, settings, utilization_override=outcome.score)
+        else:
+            failures[i] = outcome
+    return resolved, failures
 
 
 def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure,
-                        tool: ToolCorrectnessScore | None, threshold: float) -> InteractionResult:
+                        tool: ToolCorrectnessScore | None, tool_failure: JudgeFailure | None,
+                        settings: RunSettings) -> InteractionResult:
+    """Correct = answer score >= threshold and tool use correct; None where it hinges on a
+    judgment that failed."""
     if isinstance(outcome, JudgeFailure):
         return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
                                  tool_correctness=tool, is_correct=None,
                                  judge_error=f"{outcome.kind}: {outcome.cause}")
-    correct = outcome.score >= threshold and (tool is None or tool.is_correct)
-    return InteractionResult(qa_id=batch.qa_id, score=float(outcome.score),
-                             reasoning=outcome.reasoning, tool_correctness=tool,
-                             is_correct=bool(correct))
+    score = float(outcome.score)
+    correct: bool | None = score >= settings.threshold and (tool is None or tool.is_correct)
+    error = None
+    if tool_failure is not None and score >= settings.threshold:
+        best = _score_tools(batch, settings, utilization_override=1.0)
+        if best is not None and best.is_correct:  # full utilisation would pass: unknown
+            correct = None
+            error = f"tool-result use: {tool_failure.kind}: {tool_failure.cause}"
+    return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=outcome.reasoning,
+                             tool_correctness=tool, is_correct=correct, judge_error=error)
 
 
 def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:
@@ -267,7 +284,7 @@ def _raise_if_strict(strict: bool, outcomes: Sequence[Any], slots: Sequence[_Slo
     if not strict:
         return
     for slot, outcome in zip(slots, outcomes):
-        if isinstance(outcome, JudgeFailure):
+        if isinstance(outcome, JudgeFailure) and outcome.kind == "error":
             ds = datasets[slot.conversation]
             qa = ds.conversation[slot.interaction].qa_id
             raise JudgeError(f"judge failed on session '{ds.session_id}', qa_id '{qa}': "

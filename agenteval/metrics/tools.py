@@ -7,15 +7,16 @@ with the calls the reference solution makes (``GroundTruthAgentic``) and returns
 Let U be the used calls (``n_used``), E the expected calls (``n_expected``).
 
 **Matching.** A used call can be paired with an expected call only when their ``tool_name`` is
-identical (exact, case-sensitive, after stripping surrounding whitespace). Among those pairs we
-take an optimal one-to-one assignment (``scipy.optimize.linear_sum_assignment``, per tool name):
-it matches as many calls as possible (``min`` of used and expected calls of that name) and,
-among those, maximises the summed parameter agreement. Ties are broken toward pairing calls at
-similar positions (least squared rank difference), then improved by a local search that
-re-pairs equally good partners while more matched calls fall in the expected order; the result
-does not depend on list order except through the calls' positions. A used call left
-unpaired is *extra* (this includes a duplicate of a call expected once); an expected call left
-unpaired is *missing*.
+identical (exact, case-sensitive, after stripping surrounding whitespace). Among one-to-one
+pairings we take the best lexicographically: most pairs (``min`` of used and expected calls of
+each name), then the highest summed parameter agreement (exact fractions), then, when
+``tool_sequence_matters``, the most pairs in expected order (the sequence score below). The
+equally good pairings of each tool are enumerated exactly and every combination across tools
+is tried, so repeated calls of one tool are never charged for an arbitrary pairing; past a cap
+(``_MAX_MATCHINGS`` = 1000 pairings, see ``match_calls``) it falls back to a greedy in-order
+pairing improved one tool at a time, which may miss the best order. Scores do not depend
+on list order except through the calls' positions. A used call left unpaired is *extra* (this
+includes a duplicate of a call expected once); an expected call left unpaired is *missing*.
 
 **Selection** ``tool_selection_correct = matched / max(n_expected, n_used)``. Missing and extra
 calls both lower it; expected tools with none used gives 0, and tools used when none were
@@ -39,13 +40,15 @@ counting 0. When no calls were expected but some were made, it is 0 (every argum
 unexpected). Each mismatching key is explained in ``reasoning`` as
 ``tool.path: expected X, got Y`` (``tool#2.path`` when a tool is expected more than once).
 
-**Sequence.** Order of the used calls is by ``step`` when every used call has one (ties by list
-position), else list order; the same rule gives the expected order. If nothing matched,
-``sequence_correct = 0``. Otherwise, when ``tool_sequence_matters`` is False it is 1.0; when
-True, the matched pairs are sorted by expected position and the score is the length of the
-longest strictly increasing subsequence of their used positions divided by the number of
-matched pairs (1.0 for a single matched call). Extra and missing calls are already charged by
-selection and parameters, so they do not lower this score.
+**Sequence.** Each call's rank is its ``step`` when every call on its side has one, else its
+list position. Calls sharing a step are parallel: there is no order between them. If nothing
+matched, ``sequence_correct = 0``. Otherwise, when ``tool_sequence_matters`` is False it is
+1.0; when True, it is the size of the largest set of matched pairs that agree on order,
+divided by the number of matched pairs (1.0 for a single matched call). Pairs agree when an
+expected "before" (smaller expected step) is also a used "before" (strictly smaller used step):
+expected calls sharing a step may be made in any order, and calls the agent made in parallel
+(one step) are in order only where the expected calls share a step too. Extra and missing calls
+are already charged by selection and parameters, so they do not lower this score.
 
 **Utilization** (``result_utilization``, with ``utilization_evidence``) asks whether the answer
 uses what the tools returned, from evidence in the answer text combined with the agent's
@@ -56,19 +59,38 @@ list items, scalars). Searchable leaves are:
   (``ok``, ``true``, ``success``, ``none``...), found in the normalised answer on word
   boundaries; long strings are also tried sentence by sentence (segments of >= 20 characters);
 - numbers (and strings that are a number), matched against every number written in the answer
-  (``1,234.5``, ``42%``, ``$12.50``, ``-3``, ``1.2e5``, ``2.5 million``) within half a unit of
-  the answer's last displayed digit: result 3.14159 matches "3.14", result 8 matches "8" and
-  "8.0". A percentage also matches its fraction (``42%`` matches 0.42); a negative result also
-  matches its magnitude ("fell 5%" for -5). Numbers inside longer strings count when they are
-  not single-digit integers. Integers with ``|x| < 10`` are weak evidence: they count only when
-  the call's result has nothing more distinctive to find.
+  (``1,234.5``, ``42%``, ``$12.50``, ``-3``, ``1.2e5``, ``2.5 million``; parser shared with the
+  offline judge in ``agenteval._numbers``) within half a unit of the answer's last displayed
+  digit, inclusive: result 3.14159 matches "3.14", result 8 matches "8" and "8.0". A percentage
+  also matches its fraction (``42%`` matches 0.42); a negative result also matches its magnitude
+  ("fell 5%" for -5). Numbers inside longer strings count when they are not single-digit
+  integers. Integers with ``|x| < 10`` are weak evidence: they count only when the call's result
+  has nothing more distinctive to find.
 
-Outcomes, in order: ``utilization_override`` given -> that value, evidence ``"judge"``. No tool
-used -> 0.0 ``"absent"`` (there is nothing to use). Any used call's result found in the answer
--> 1.0 ``"found"`` (evidence beats a False flag). No searchable result logged -> the flag
-decides: True 1.0 / False 0.0 with ``"no_results"``, None 0.5 ``"ambiguous"``. Results logged
-but not found -> flag False/None 0.0 ``"absent"``; flag True 1.0 ``"ambiguous"`` (the offline
-scorer trusts the agent; a judge may later replace it through ``utilization_override``).
+What the agent was given is no evidence that it used a tool: a result leaf that also appears in
+the ``query`` or in that call's ``parameters`` (text on word boundaries, a number by equal
+value) is not searched, and an answer number equal to a number there is ignored for that call.
+
+Outcomes, first that applies:
+
+=====================================  ============  ==============
+situation                              utilization   evidence
+=====================================  ============  ==============
+``utilization_override`` given         that value    ``judge``
+no tool used                           0.0           ``absent``
+some call's result found in answer     1.0           ``found``
+nothing searchable logged, flag True   1.0           ``no_results``
+nothing searchable logged, flag False  0.0           ``no_results``
+nothing searchable logged, flag None   0.5           ``ambiguous``
+results not found, flag True           1.0           ``ambiguous``
+results not found, flag None           0.0           ``ambiguous``
+results not found, flag False          0.0           ``absent``
+=====================================  ============  ==============
+
+Evidence beats a False flag. ``ambiguous`` is where a judge able to read the answer (one that
+supports utilisation) is asked and its score replaces the offline one through
+``utilization_override``; the flag is None whenever it is unknown (always for OpenAI-style
+transcripts).
 
 **Overall** ``overall_correctness`` is the weighted sum of the four components with weights
 normalised to sum 1 (default 0.25 each); ``is_correct = overall >= threshold - 1e-12``.
@@ -78,9 +100,9 @@ normalised to sum 1 (default 0.25 each); ``is_correct = overall >= threshold - 1
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -88,6 +110,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
+from agenteval._numbers import fold_text, is_whole_number, number_readings
 from agenteval.errors import ConfigError, DataError, check_unit
 from agenteval.schemas.common import AgenticTrace, ExpectedTool, GroundTruthAgentic, ToolCall
 from agenteval.schemas.results import ToolCorrectnessScore
@@ -102,6 +125,7 @@ __all__ = [
     "call_order",
     "compare_parameters",
     "find_result_evidence",
+    "in_order_count",
     "longest_increasing_subsequence",
     "match_calls",
     "normalize_tool_weights",
@@ -159,8 +183,7 @@ def normalize_tool_weights(weights: Mapping[str, float] | None) -> dict[str, flo
 # ----------------------------------------------------------------------------- parameters
 
 
-def _norm_text(s: str) -> str:
-    return " ".join(unicodedata.normalize("NFKC", s).casefold().split())
+_norm_text = fold_text  # NFKC, case-folded, whitespace collapsed
 
 
 def _is_number(x: Any) -> bool:
@@ -265,27 +288,27 @@ def compare_parameters(expected: Mapping[str, Any], got: Mapping[str, Any]) -> P
 # ----------------------------------------------------------------------------- order & matching
 
 
-def _canonical(x: Any) -> str:
-    """A stable text form of a value, used only to order calls that share a step."""
-    if isinstance(x, Mapping):
-        return "{" + ",".join(f"{k!r}:{_canonical(x[k])}" for k in sorted(x, key=str)) + "}"
-    if isinstance(x, (list, tuple)):
-        return "[" + ",".join(_canonical(v) for v in x) + "]"
-    return repr(x)
-
-
 def call_order(calls: Sequence[ToolCall | ExpectedTool]) -> list[int]:
-    """Rank of each call: by ``step`` when every call has one (ties by content), else list order."""
+    """Rank of each call: its ``step``'s rank when every call has one, else its list position.
+
+    Calls sharing a step share a rank: they are parallel, with no order between them.
+    """
     n = len(calls)
     if n and all(c.step is not None for c in calls):
-        idx = sorted(range(n), key=lambda i: (calls[i].step, calls[i].tool_name.strip(),
-                                              _canonical(calls[i].parameters)))
-    else:
-        idx = list(range(n))
-    rank = [0] * n
-    for r, i in enumerate(idx):
-        rank[i] = r
-    return rank
+        rank_of = {s: r for r, s in enumerate(sorted({c.step for c in calls}))}
+        return [rank_of[c.step] for c in calls]
+    return list(range(n))
+
+
+def in_order_count(pairs: Iterable[tuple[int, int]]) -> int:
+    """Most ``(expected rank, used rank)`` pairs that agree on order (the sequence numerator).
+
+    A set of pairs agrees when, for any two, an expected "before" (smaller expected rank) is also
+    a used "before" (strictly smaller used rank). Equal expected ranks impose nothing; equal used
+    ranks (parallel calls) only agree with equal expected ranks. With pairs sorted by (expected,
+    used) rank this is the longest non-decreasing run of ``(used, -expected)``.
+    """
+    return longest_increasing_subsequence([(u, -e) for e, u in sorted(pairs)], strict=False)
 
 
 @dataclass(frozen=True)
@@ -297,121 +320,148 @@ class CallMatch:
     parameters: ParameterComparison
 
 
-def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool]) -> list[CallMatch]:
-    """Optimal one-to-one matching of used to expected calls (same tool name only).
+_MAX_MATCHINGS = 1000  # equally good matchings examined per tool (and per interaction, combined)
+_MAX_NODES = 50_000  # search steps per tool when enumerating them
+_MAX_DEPTH = 200  # calls of one tool beyond which only the assignment solver's pairing is used
 
-    Per tool name, ``linear_sum_assignment`` pairs ``min(n_used, n_expected)`` calls maximising the
-    summed parameter agreement, exactly (integer weights), then minimising the squared difference
-    of the calls' ranks (``call_order``). Among matchings with the same agreement, a local search
-    then swaps partners while that lengthens the in-order run (the sequence score), so repeated
-    calls of one tool are not charged for an arbitrary pairing. Rows and columns are laid out in
-    rank order, so the result depends on list order only through the ranks. Returned sorted by
-    expected index.
+
+def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
+                ordered: bool = True) -> list[CallMatch]:
+    """Best one-to-one pairing of used with expected calls (same tool name only).
+
+    Optimal lexicographically: most pairs, then most summed parameter agreement (exact
+    fractions), then, when ``ordered``, most pairs in expected order (``in_order_count``). Per
+    tool name the equally good matchings are enumerated exactly; the in-order count is
+    maximised over every combination of them across tools. That search is exact while a tool
+    has at most ``_MAX_MATCHINGS`` equally good matchings (found within ``_MAX_NODES`` steps) and
+    their combinations number at most ``_MAX_MATCHINGS``. Beyond that (or past ``_MAX_DEPTH``
+    calls of one tool) it is a documented approximation: it starts from each tool's first
+    matching (a greedy in-order pass, see ``_best_matchings``) and re-pairs one tool at a time,
+    among its first ``_MAX_MATCHINGS`` matchings, while the in-order count grows. Returned
+    sorted by expected index.
     """
-    from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
-
-    used_rank = call_order(used)
-    exp_rank = call_order(expected)
+    used_rank, exp_rank = call_order(used), call_order(expected)
     groups: dict[str, tuple[list[int], list[int]]] = {}
-    for i in sorted(range(len(used)), key=used_rank.__getitem__):
+    for i in sorted(range(len(used)), key=lambda i: (used_rank[i], i)):
         groups.setdefault(used[i].tool_name.strip(), ([], []))[0].append(i)
-    for j in sorted(range(len(expected)), key=exp_rank.__getitem__):
+    for j in sorted(range(len(expected)), key=lambda j: (exp_rank[j], j)):
         groups.setdefault(expected[j].tool_name.strip(), ([], []))[1].append(j)
 
-    pairs: dict[int, int] = {}  # expected index -> used index
     comp: dict[tuple[int, int], ParameterComparison] = {}
-    live: list[tuple[list[int], list[int]]] = []
+    choices: list[list[dict[int, int]]] = []  # per tool: its best matchings, expected -> used
+    complete = True
     for rows, cols in groups.values():
-        if not rows or not cols:
-            continue
-        live.append((rows, cols))
-        group = {(i, j): compare_parameters(expected[j].parameters, used[i].parameters)
-                 for i in rows for j in cols}
-        comp.update(group)
-        cost = _assignment_cost(rows, cols, group, used_rank, exp_rank)
-        r_idx, c_idx = linear_sum_assignment(cost)
-        for r, c in zip(r_idx.tolist(), c_idx.tolist()):
-            pairs[cols[c]] = rows[r]
-    if len(pairs) <= _MAX_ORDER_SEARCH:
-        _improve_order(pairs, live, comp, used_rank, exp_rank)
+        if rows and cols:
+            group = {(i, j): compare_parameters(expected[j].parameters, used[i].parameters)
+                     for i in rows for j in cols}
+            comp.update(group)
+            options, whole = _best_matchings(rows, cols, group, used_rank, exp_rank,
+                                             limit=_MAX_MATCHINGS if ordered else 1)
+            choices.append(options)
+            complete = complete and whole
+
+    def in_order(parts: Sequence[dict[int, int]]) -> int:
+        return in_order_count((exp_rank[j], used_rank[i]) for part in parts for j, i in part.items())
+
+    if not ordered:
+        chosen = [options[0] for options in choices]
+    elif complete and math.prod(len(o) for o in choices) <= _MAX_MATCHINGS:
+        chosen = list(max(itertools.product(*choices), key=in_order, default=()))
+    else:
+        chosen = [options[0] for options in choices]
+        best, improved = in_order(chosen), True
+        while improved:
+            improved = False
+            for g, options in enumerate(choices):
+                for option in options:
+                    trial = [*chosen[:g], option, *chosen[g + 1:]]
+                    score = in_order(trial)
+                    if score > best:
+                        chosen, best, improved = trial, score, True
+    pairs = {j: i for part in chosen for j, i in part.items()}
     return [CallMatch(pairs[j], j, comp[(pairs[j], j)]) for j in sorted(pairs)]
 
 
-_MAX_ORDER_SEARCH = 60
+def _best_matchings(rows: list[int], cols: list[int],
+                    comp: Mapping[tuple[int, int], ParameterComparison],
+                    used_rank: list[int], exp_rank: list[int], *,
+                    limit: int) -> tuple[list[dict[int, int]], bool]:
+    """Matchings of one tool's used calls (rows) and expected calls (cols), each as large as
+    possible with the highest exact total agreement, as ``expected -> used`` dicts.
 
-
-def _in_order(pairs: Mapping[int, int], used_rank: list[int], exp_rank: list[int]) -> int:
-    """Longest run of matched calls whose used order agrees with the expected order."""
-    return longest_increasing_subsequence(
-        [used_rank[pairs[j]] for j in sorted(pairs, key=exp_rank.__getitem__)])
-
-
-def _improve_order(pairs: dict[int, int], groups: list[tuple[list[int], list[int]]],
-                   comp: Mapping[tuple[int, int], ParameterComparison],
-                   used_rank: list[int], exp_rank: list[int]) -> None:
-    """Re-pair calls of one tool, keeping the exact agreement, while the in-order run grows."""
-    best = _in_order(pairs, used_rank, exp_rank)
-    improved = True
-    while improved:
-        improved = False
-        for rows, cols in groups:
-            matched = [j for j in cols if j in pairs]
-            candidates: list[dict[int, int]] = []
-            for a, j1 in enumerate(matched):  # swap the partners of two expected calls
-                for j2 in matched[a + 1:]:
-                    u1, u2 = pairs[j1], pairs[j2]
-                    if (comp[(u2, j1)].fraction + comp[(u1, j2)].fraction
-                            == comp[(u1, j1)].fraction + comp[(u2, j2)].fraction):
-                        candidates.append({j1: u2, j2: u1})
-            free_used = [i for i in rows if i not in pairs.values()]
-            free_exp = [j for j in cols if j not in pairs]
-            for j in matched:  # hand a matched expected call to an unmatched used call
-                for i in free_used:
-                    if comp[(i, j)].fraction == comp[(pairs[j], j)].fraction:
-                        candidates.append({j: i})
-            for j in matched:  # move a used call to an unmatched expected call
-                for j_new in free_exp:
-                    if comp[(pairs[j], j_new)].fraction == comp[(pairs[j], j)].fraction:
-                        candidates.append({j: -1, j_new: pairs[j]})
-            for change in candidates:
-                trial = dict(pairs)
-                trial.update(change)
-                trial = {j: i for j, i in trial.items() if i >= 0}
-                score = _in_order(trial, used_rank, exp_rank)
-                if score > best:
-                    pairs.clear()
-                    pairs.update(trial)
-                    best, improved = score, True
-                    break
-            if improved:
-                break
-
-
-def _assignment_cost(rows: list[int], cols: list[int], comp: Mapping[tuple[int, int], ParameterComparison],
-                     used_rank: list[int], exp_rank: list[int]) -> Any:
-    """Cost matrix whose minimum is lexicographic: max parameter agreement, then min rank shift."""
-    import numpy as np
-
-    shift = np.array([[(used_rank[i] - exp_rank[j]) ** 2 for j in cols] for i in rows], dtype=float)
-    denom = 1
-    for c in comp.values():
-        denom = math.lcm(denom, c.fraction.denominator)
-    k = min(len(rows), len(cols))
-    big = int(shift.max()) * k + 1  # exceeds any total tie-break difference
-    if denom * big * k < 2**52:  # exact in float64: agreement dominates, shift breaks ties
-        agree = np.array([[int(comp[(i, j)].fraction * denom) for j in cols] for i in rows], dtype=float)
-        return -agree * big + shift
-    agree = np.array([[comp[(i, j)].score for j in cols] for i in rows])
-    return -agree + shift * (1e-9 / (big * k))
-
-
-def longest_increasing_subsequence(values: Sequence[int]) -> int:
-    """Length of the longest strictly increasing subsequence (patience sorting, O(n log n))."""
+    Depth-first over the smaller side in rank order, trying first the partners ranked after the
+    previous call's partner, earliest first, then the rest, earliest first: the first matching
+    found keeps as many pairs in order as a greedy pass can. Returns at most ``limit`` of them
+    and whether that is all of them.
+    """
     import bisect
 
-    tails: list[int] = []
+    import numpy as np
+    from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
+
+    small_is_exp = len(cols) <= len(rows)
+    small, large = (cols, rows) if small_is_exp else (rows, cols)
+    exact = [[(comp[(b, a)] if small_is_exp else comp[(a, b)]).fraction for b in large] for a in small]
+    r_idx, c_idx = linear_sum_assignment(np.array(exact, dtype=float), maximize=True)
+    denom = math.lcm(*(f.denominator for row in exact for f in row))
+    agree = [[f.numerator * (denom // f.denominator) for f in row] for row in exact]  # exact ints
+    best = sum(agree[a][b] for a, b in zip(r_idx.tolist(), c_idx.tolist()))
+    start = tuple(c_idx.tolist())  # an optimal matching (up to float rounding), kept as fallback
+    large_ranks = [(used_rank if small_is_exp else exp_rank)[x] for x in large]  # ascending
+    suffix = [0] * (len(small) + 1)  # most the remaining small-side calls can add
+    for a in range(len(small) - 1, -1, -1):
+        suffix[a] = suffix[a + 1] + max(agree[a])
+
+    found: list[tuple[int, ...]] = []
+    if len(small) > _MAX_DEPTH:  # too many calls of one tool to search them one by one
+        found.append(start)
+    chosen: list[int] = []
+    taken = [False] * len(large)
+    nodes = 0
+
+    def search(a: int, total: int, last: int) -> None:
+        nonlocal best, nodes
+        nodes += 1
+        if len(found) > limit or nodes > _MAX_NODES or total + suffix[a] < best:
+            return
+        if a == len(small):
+            if total > best:  # only if float rounding misled the assignment solver
+                best = total
+                found.clear()
+            found.append(tuple(chosen))
+            return
+        after = bisect.bisect_right(large_ranks, last)
+        for b in itertools.chain(range(after, len(large)), range(after)):
+            if not taken[b]:
+                taken[b] = True
+                chosen.append(b)
+                search(a + 1, total + agree[a][b], large_ranks[b])
+                chosen.pop()
+                taken[b] = False
+
+    if not found:
+        search(0, 0, -1)
+    whole = len(found) <= limit and nodes <= _MAX_NODES and len(small) <= _MAX_DEPTH
+    found = found[:limit] or [start]
+
+    def as_dict(m: tuple[int, ...]) -> dict[int, int]:
+        return ({small[a]: large[b] for a, b in enumerate(m)} if small_is_exp
+                else {large[b]: small[a] for a, b in enumerate(m)})
+
+    return [as_dict(m) for m in found], whole
+
+
+def longest_increasing_subsequence(values: Sequence[Any], *, strict: bool = True) -> int:
+    """Length of the longest strictly (or, with ``strict=False``, weakly) increasing subsequence.
+
+    Patience sorting, O(n log n); ``values`` may be any mutually comparable items (tuples too).
+    """
+    import bisect
+
+    place = bisect.bisect_left if strict else bisect.bisect_right
+    tails: list[Any] = []
     for v in values:
-        pos = bisect.bisect_left(tails, v)
+        pos = place(tails, v)
         if pos == len(tails):
             tails.append(v)
         else:
@@ -431,43 +481,14 @@ _MIN_TEXT = 3
 _MIN_SEGMENT = 20
 _MAX_LEAVES = 5000
 
-_SCALES = {"thousand": 1e3, "k": 1e3, "million": 1e6, "mn": 1e6, "billion": 1e9, "bn": 1e9,
-           "trillion": 1e12, "tn": 1e12}
-_NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<sign>[-\u2212+])?\s?(?P<cur>[$\u20ac\u00a3\u00a5])?\s?(?P<sign2>[-\u2212])?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
-    r"(?:[eE](?P<exp>[-+]?\d+))?"
-    r"(?:\s?(?P<pct>%)|\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|k)\b)?",
-    re.IGNORECASE,
-)
-
-
 def parse_numbers(text: str) -> list[tuple[float, float]]:
     """Numbers written in ``text`` as ``(value, tolerance)``; tolerance is half a displayed unit.
 
     ``"$1,234.50"`` -> (1234.5, 0.005); ``"42%"`` -> (42, 0.5) and (0.42, 0.005);
-    ``"2.5 million"`` -> (2.5, 0.05) and (2.5e6, 5e4); ``"-3"`` -> (-3, 0.5).
+    ``"2.5 million"`` -> (2.5, 0.05) and (2.5e6, 5e4); ``"-3"`` -> (-3, 0.5). The parser is
+    :mod:`agenteval._numbers`, shared with the offline judge.
     """
-    out: list[tuple[float, float]] = []
-    text = unicodedata.normalize("NFKC", text)
-    for m in _NUMBER_RE.finditer(text):
-        digits = m.group("num").replace(",", "")
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        value = float(digits)
-        tol = 0.5 * 10.0 ** (-decimals)
-        if m.group("exp"):
-            factor = 10.0 ** int(m.group("exp"))
-            value, tol = value * factor, tol * factor
-        if m.group("sign") in ("-", "\u2212") or m.group("sign2"):
-            value = -value
-        scale = (m.group("scale") or "").lower()
-        if scale:  # "2.5 million": the scaled value, and the bare one (results may be in millions)
-            out.append((value, tol))
-            value, tol = value * _SCALES[scale], tol * _SCALES[scale]
-        out.append((value, tol))
-        if m.group("pct"):
-            out.append((value / 100.0, tol / 100.0))
-    return out
+    return number_readings(text)
 
 
 def _number_in(x: float, numbers: Iterable[tuple[float, float]]) -> bool:
@@ -476,6 +497,10 @@ def _number_in(x: float, numbers: Iterable[tuple[float, float]]) -> bool:
         if abs(x - value) <= slack or (x < 0 and abs(-x - value) <= slack):
             return True
     return False
+
+
+def _same_number(x: float, values: Iterable[float]) -> bool:
+    return any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in values)
 
 
 def _leaves(x: Any, out: list[Any]) -> None:
@@ -504,44 +529,70 @@ class _Probes:
         return bool(self.texts or self.strong_numbers or self.weak_numbers)
 
 
+@dataclass(frozen=True)
+class _Echo:
+    """What the agent was given rather than told by the tool: the query and the call's arguments."""
+
+    text: str = ""  # normalised, one line per source
+    numbers: tuple[float, ...] = ()  # every reading of every number written there
+
+    @classmethod
+    def of(cls, query: str, parameters: Any) -> _Echo:
+        leaves: list[Any] = []
+        _leaves(parameters, leaves)
+        texts = [query] + [str(x) for x in leaves if isinstance(x, str)]
+        numbers = [v for t in texts for v, _tol in number_readings(t)]
+        numbers += [float(x) for x in leaves if _is_number(x) and math.isfinite(x)]
+        return cls("\n".join(_norm_text(t) for t in texts), tuple(numbers))
+
+    def has_text(self, phrase: str) -> bool:
+        return _text_in(phrase, self.text)
+
+    def has_number(self, x: float) -> bool:
+        return _same_number(x, self.numbers)
+
+
 def _whole_number(s: str) -> float | None:
     """The number a string is, if it is only a number (``"12.50"``, ``"$3"``, ``"42%"``)."""
-    m = _NUMBER_RE.fullmatch(s.strip())
-    if m is None:
+    if not is_whole_number(s):
         return None
-    parsed = parse_numbers(s.strip())
-    return parsed[0][0] if parsed else None
+    readings = number_readings(s)
+    return readings[0][0] if readings else None
 
 
-def _probes(result: Any) -> _Probes:
-    """What could show in an answer that used this result."""
+def _probes(result: Any, echo: _Echo) -> _Probes:
+    """What could show in an answer that used this result, minus what the agent was given."""
     probes = _Probes()
     leaves: list[Any] = []
     _leaves(result, leaves)
+
+    def add_number(x: float) -> None:
+        if math.isfinite(x) and not echo.has_number(x):
+            weak = x.is_integer() and abs(x) < 10
+            (probes.weak_numbers if weak else probes.strong_numbers).append(x)
+
     for leaf in leaves:
         if isinstance(leaf, bool) or leaf is None:
             continue
         if _is_number(leaf):
-            if math.isfinite(leaf):
-                weak = float(leaf).is_integer() and abs(leaf) < 10
-                (probes.weak_numbers if weak else probes.strong_numbers).append(float(leaf))
+            add_number(float(leaf))
             continue
         text = str(leaf)
         whole = _whole_number(text)
         if whole is not None:
-            weak = whole.is_integer() and abs(whole) < 10
-            (probes.weak_numbers if weak else probes.strong_numbers).append(whole)
+            add_number(whole)
             continue
         norm = _norm_text(text)
         if len(norm) >= _MIN_TEXT and norm not in _COMMON_WORDS:
-            probes.texts.append(norm)
+            candidates = [norm]
             if len(norm) > _MIN_SEGMENT:
                 for seg in _SENTENCE_RE.split(norm):
                     seg = seg.strip(" .!?;:,")
                     if len(seg) >= _MIN_SEGMENT and seg != norm:
-                        probes.texts.append(seg)
-        for value, _tol in parse_numbers(text):
-            if not (value.is_integer() and abs(value) < 10):
+                        candidates.append(seg)
+            probes.texts.extend(t for t in candidates if not echo.has_text(t))
+        for value, _tol in number_readings(text):
+            if not (value.is_integer() and abs(value) < 10) and not echo.has_number(value):
                 probes.strong_numbers.append(value)
     return probes
 
@@ -567,8 +618,14 @@ class Evidence:
         return bool(self.found)
 
 
-def find_result_evidence(results: Sequence[Any], answer: str) -> Evidence:
-    """Look for each result (one per call, None = not logged) in the answer text."""
+def find_result_evidence(results: Sequence[Any], answer: str, *, query: str = "",
+                         parameters: Sequence[Any] | None = None) -> Evidence:
+    """Look for each result (one per call, None = not logged) in the answer text.
+
+    What the agent already had is no evidence of using the tool: result leaves that also appear
+    in ``query`` or in that call's ``parameters`` (one per call, parallel to ``results``) are
+    not searched, and answer numbers equal to a number there are ignored for that call.
+    """
     answer = answer or ""
     answer_norm = _norm_text(answer)
     numbers = parse_numbers(answer)
@@ -577,7 +634,8 @@ def find_result_evidence(results: Sequence[Any], answer: str) -> Evidence:
     for idx, result in enumerate(results):
         if result is None:
             continue
-        probes = _probes(result)
+        echo = _Echo.of(query or "", parameters[idx] if parameters is not None else None)
+        probes = _probes(result, echo)
         if not probes:
             continue
         searchable.append(idx)
@@ -585,12 +643,13 @@ def find_result_evidence(results: Sequence[Any], answer: str) -> Evidence:
         if hit is not None:
             found[idx] = _show(hit, 40)
             continue
-        strong = next((x for x in probes.strong_numbers if _number_in(x, numbers)), None)
+        shown = [(v, tol) for v, tol in numbers if not echo.has_number(v)]
+        strong = next((x for x in probes.strong_numbers if _number_in(x, shown)), None)
         if strong is not None:
             found[idx] = _show_number(strong)
             continue
         if not probes.texts and not probes.strong_numbers:
-            weak = next((x for x in probes.weak_numbers if _number_in(x, numbers)), None)
+            weak = next((x for x in probes.weak_numbers if _number_in(x, shown)), None)
             if weak is not None:
                 found[idx] = _show_number(weak)
     return Evidence(tuple(searchable), found)
@@ -652,12 +711,14 @@ def score_tool_use(
     weights: Mapping[str, float] | None = None,
     threshold: float = 1.0,
     utilization_override: float | None = None,
+    query: str = "",
 ) -> ToolCorrectnessScore | None:
     """Score how one interaction used tools (definitions in the module docstring).
 
     ``used`` is the agent's trace, ``expected`` the reference tool use (typed models or the
-    plain dicts of Fair Forge), ``answer`` the agent's final answer text. Returns None only when
-    no tools were expected and none were used.
+    plain dicts of Fair Forge), ``answer`` the agent's final answer text, ``query`` the user's
+    message (what the query already says is not evidence of using a tool). Returns None only
+    when no tools were expected and none were used.
 
     >>> s = score_tool_use({"tools_used": [{"tool_name": "calc", "parameters": {"x": "2+2"},
     ...                                     "result": 4}]},
@@ -680,7 +741,7 @@ def score_tool_use(
     sequence_matters = truth.tool_sequence_matters if truth is not None else False
     flag = trace.final_answer_uses_tools if trace is not None else None
 
-    matches = match_calls(used_calls, exp_calls)
+    matches = match_calls(used_calls, exp_calls, ordered=sequence_matters)
     used_rank, exp_rank = call_order(used_calls), call_order(exp_calls)
     used_lab, exp_lab = _labels(used_calls, used_rank), _labels(exp_calls, exp_rank)
     lines: list[str] = []
@@ -726,8 +787,7 @@ def score_tool_use(
         sequence = 1.0
         lines.append("sequence 1: order does not matter")
     else:
-        pos = [used_rank[m.used_index] for m in sorted(matches, key=lambda m: exp_rank[m.expected_index])]
-        lis = longest_increasing_subsequence(pos)
+        lis = in_order_count((exp_rank[m.expected_index], used_rank[m.used_index]) for m in matches)
         sequence = lis / len(matches)
         lines.append(f"sequence {_fmt(sequence)}: {lis} of {len(matches)} matched calls in expected order")
 
@@ -737,7 +797,8 @@ def score_tool_use(
     elif not n_used:
         utilization, evidence, why = 0.0, "absent", "no tool was used"
     else:
-        ev = find_result_evidence([c.result for c in used_calls], answer)
+        ev = find_result_evidence([c.result for c in used_calls], answer, query=query,
+                                  parameters=[c.parameters for c in used_calls])
         if ev.any_found:
             shown = "; ".join(f"{used_lab[i]} result {v}" for i, v in sorted(ev.found.items()))
             utilization, evidence, why = 1.0, "found", f"answer contains {shown}"
@@ -751,10 +812,12 @@ def score_tool_use(
         elif flag:
             utilization, evidence = 1.0, "ambiguous"
             why = "tool results not found in the answer, but self-report says True"
+        elif flag is None:
+            utilization, evidence = 0.0, "ambiguous"
+            why = "tool results not found in the answer and no self-report"
         else:
             utilization, evidence = 0.0, "absent"
-            why = "tool results not found in the answer" + (
-                "; self-report says False" if flag is False else "")
+            why = "tool results not found in the answer; self-report says False"
     lines.append(f"utilization {_fmt(utilization)} ({evidence}): {why}")
 
     overall = math.fsum([w["selection"] * selection, w["parameters"] * parameters,

@@ -115,3 +115,64 @@ def test_budget_cap_through_the_cli(server: FakeOpenAI, tmp_path: Path,
     result = json.loads(capsys.readouterr().out)
     assert len(server.requests) == 2
     assert result["summary"]["judge"]["not_judged_budget"] >= 2
+
+
+def test_failed_tool_use_judgment_is_a_judge_error_not_a_guess(server: FakeOpenAI, tmp_path: Path) -> None:
+    server.on("<tool_result index=", *[Status(400)] * 5)
+    s1, s2, s3 = Agentic.run(suite(), make(server, tmp_path), k=1)
+    result = s3.interactions[0]
+    assert result.score == 1.0 and result.is_correct is None
+    assert result.judge_error.startswith("tool-result use: error")
+    assert (s3.total_interactions, s3.judge_errors, s3.is_fully_correct) == (0, 1, None)
+
+
+@pytest.mark.parametrize("where", ["run", "judge"])
+def test_history_reaches_the_judge_with_either_switch(server: FakeOpenAI, tmp_path: Path, where: str) -> None:
+    conversation = [{"session_id": "h", "assistant_id": "a", "context": "You are a travel agent.",
+                     "conversation": [
+                         {"qa_id": "1", "query": "first question", "assistant": "first answer",
+                          "ground_truth_assistant": "x"},
+                         {"qa_id": "2", "query": "second question", "assistant": "second answer",
+                          "ground_truth_assistant": "y"}]}]
+    judge = make(server, tmp_path, include_history=(where == "judge"))
+    Agentic.run(conversation, judge, k=1, include_history=(where == "run"))
+    second = next(r for r in server.raw if "second question" in r)
+    assert "first question" in second and "first answer" in second and "travel agent" in second
+    first = next(r for r in server.raw if "first question" in r and "second question" not in r)
+    assert "second answer" not in first
+
+
+def test_history_stays_out_by_default(server: FakeOpenAI, tmp_path: Path) -> None:
+    conversation = [{"session_id": "h", "assistant_id": "a", "conversation": [
+        {"qa_id": "1", "query": "first question", "assistant": "first answer", "ground_truth_assistant": "x"},
+        {"qa_id": "2", "query": "second question", "assistant": "second answer",
+         "ground_truth_assistant": "y"}]}]
+    Agentic.run(conversation, make(server, tmp_path), k=1)
+    second = next(r for r in server.raw if "second question" in r)
+    assert "first question" not in second
+
+
+def test_cli_never_sends_openai_key_to_another_endpoint(
+        server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "suite.jsonl"
+    data.write_text(json.dumps(suite()[1]) + "\n")
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-REAL-OPENAI-KEY")
+    base = ["run", str(data), "--k", "1", "--judge", "llm", "--judge-model", "m",
+            "--base-url", server.base_url, "--no-cache"]
+    assert main([*base, "--api-key-env", "MY_LOCAL_KEY"]) == 2  # named but unset: no fallback
+    assert "$MY_LOCAL_KEY" in capsys.readouterr().err and not server.requests
+    assert main(base) == 0  # local endpoint, no key named: a placeholder, not the OpenAI key
+    assert {h.get("Authorization") for h in server.headers} == {"Bearer EMPTY"}
+
+
+def test_cli_exits_1_when_nothing_could_be_judged(
+        server: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "suite.jsonl"
+    data.write_text(json.dumps(suite()[1]) + "\n")
+    server.on(None, *[Status(400)] * 5)
+    args = ["run", str(data), "--k", "1", "--judge", "llm", "--judge-model", "m",
+            "--base-url", server.base_url, "--no-cache"]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "could not be judged" in err and "no interaction could be judged" in err

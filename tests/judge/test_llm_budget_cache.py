@@ -1,4 +1,4 @@
-"""The call budget, the persistent cache (re-run, resume, misses) and secrets staying out of files."""
+"""Call budget, cache (re-run, resume, misses), duplicates sent once, cancellation, no secrets."""
 
 from __future__ import annotations
 
@@ -196,3 +196,91 @@ def test_hung_requests_do_not_block_the_cache(make_judge, fake_server, cache_fil
     out = judge.judge_answers(_items(3))
     assert isinstance(out[0], JudgeFailure) and out[1:] == [GOOD, GOOD]
     assert len(JudgeCache(Path(cache_file))) == 2
+
+
+def _twins() -> list[AnswerItem]:
+    same = dict(query="the same question", answer="the same answer", ground_truth="ref")
+    return [AnswerItem(**same, qa_id="first"), AnswerItem(query="another", answer="x",
+                                                          ground_truth="ref"),
+            AnswerItem(**same, qa_id="second")]
+
+
+@pytest.mark.parametrize("cache", [True, False])
+def test_identical_items_are_sent_once(make_judge, fake_server, cache_file, cache):
+    judge = make_judge(cache=cache_file if cache else False)
+    out = judge.judge_answers(_twins())
+    assert out == [GOOD] * 3
+    assert sum("the same question" in r for r in fake_server.raw) == 1
+    assert len(fake_server.requests) == 2
+    run = judge.run_record
+    assert (run.calls, run.cache_hits, run.details["deduplicated"]) == (2, 0, 1)
+    assert (run.prompt_tokens, run.completion_tokens) == (2 * 11, 2 * 7)  # per response
+
+
+def test_duplicates_share_the_budget_of_one_call(make_judge, fake_server):
+    judge = make_judge(max_calls=1, max_concurrency=1)
+    out = judge.judge_answers(_twins())
+    assert len(fake_server.requests) == 1
+    assert out[0] == out[2] == GOOD
+    assert isinstance(out[1], JudgeFailure) and out[1].kind == "budget"
+    run = judge.run_record
+    assert (run.calls, run.not_judged_budget, run.details["deduplicated"]) == (1, 1, 1)
+
+
+def test_duplicates_share_a_failure_with_their_own_labels(make_judge, fake_server):
+    fake_server.on("the same question", Status(400))
+    judge = make_judge()
+    out = judge.judge_answers(_twins())
+    assert len(fake_server.requests) == 2 and out[1] == GOOD
+    assert isinstance(out[0], JudgeFailure) and isinstance(out[2], JudgeFailure)
+    assert "item 0 (qa_id='first')" in out[0].cause and "HTTP 400" in out[0].cause
+    assert "item 2 (qa_id='second')" in out[2].cause and "HTTP 400" in out[2].cause
+    assert judge.run_record.errors == 2  # errors count items, calls count requests
+    assert judge.run_record.calls == 2
+
+
+def test_cancel_stops_requests_and_a_rerun_pays_only_the_missing(make_judge, fake_server,
+                                                                 cache_file):
+    make_judge(cache=False).judge_answers([AnswerItem("warm-up", "a", "b")])  # lazy imports
+    fake_server.reset()
+    fake_server.latency = 0.1
+    limit, n = 3, 30
+    judge = make_judge(max_concurrency=limit)
+    seen: dict[str, int] = {}
+
+    async def cancel_after_some() -> None:
+        task = asyncio.ensure_future(judge.ajudge_answers(_items(n)))
+        while len(JudgeCache(cache_file)) < 4:  # a few verdicts have been stored
+            await asyncio.sleep(0.01)
+        seen["replied"] = fake_server.replied
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        await asyncio.sleep(0.15)  # requests already on the wire may still land
+        seen["settled"] = len(fake_server.requests)
+        await asyncio.sleep(0.5)  # five request latencies: nothing new may start
+        seen["later"] = len(fake_server.requests)
+
+    asyncio.run(cancel_after_some())
+    # at most the requests in flight when cancelled arrive after the replies already given
+    assert seen["later"] == seen["settled"] <= seen["replied"] + limit < n
+    cached = len(JudgeCache(cache_file))
+    assert seen["replied"] - limit <= cached <= seen["replied"] + limit
+    fake_server.reset()
+    fake_server.latency = 0.0
+    again = make_judge()
+    assert again.judge_answers(_items(n)) == [GOOD] * n
+    assert len(fake_server.requests) == n - cached
+    assert len(_judged_queries(fake_server)) == n - cached  # each missing item once, no other
+    assert again.run_record.cache_hits == cached and len(JudgeCache(cache_file)) == n
+
+
+def test_budget_cut_during_a_reask_says_so(make_judge, fake_server):
+    from openai_server import Reply
+
+    fake_server.on("query number 000", Reply({"reasoning": "x", "score": 3}))
+    judge = make_judge(max_calls=1, max_concurrency=1)
+    [out] = judge.judge_answers(_items(1))
+    assert isinstance(out, JudgeFailure) and out.kind == "budget"
+    assert "part-way" in out.cause and "1 reply(ies) received, 0 re-ask(s)" in out.cause
+    assert len(fake_server.requests) == 1 and judge.run_record.details["reasks"] == 0

@@ -44,8 +44,11 @@ def test_reasks_are_bounded_and_end_in_a_failure_not_a_zero(make_judge, fake_ser
     assert isinstance(out[0], JudgeFailure) and out[0].kind == "error"
     assert not hasattr(out[0], "score")
     assert "invalid verdict" in out[0].cause and "item 0" in out[0].cause
+    assert f"after {max_reasks} re-ask(s)" in out[0].cause
     assert out[1] == GOOD
     assert judge.run_record.errors == 1
+    assert judge.run_record.details["reasks"] == max_reasks
+    assert judge.run_record.details["retries"] == 0
 
 
 def test_truncated_json_is_reasked(make_judge, fake_server):
@@ -126,3 +129,44 @@ def test_output_cut_by_the_token_limit_is_a_failure_without_reask(make_judge, fa
     [out] = judge.judge_answers(_items("A"))
     assert isinstance(out, JudgeFailure) and "max_tokens" in out.cause
     assert len(fake_server.requests) == 1
+
+
+MODES = [("json_schema", True), ("tools", True), ("md_json", True), (None, False)]
+MODE_IDS = ["json_schema", "tools", "md_json", "plain"]
+
+
+@pytest.mark.parametrize("mode, structured", MODES, ids=MODE_IDS)
+def test_broken_body_is_a_transport_fault_never_reasked(make_judge, fake_server, mode, structured):
+    # HTTP 200 with a body that is not JSON: 1 try + max_retries, no re-ask, in every mode.
+    fake_server.on("query A", *[BrokenBody()] * 20)
+    judge = make_judge(mode=mode, use_structured_output=structured, max_retries=2, max_reasks=2)
+    out = judge.judge_answers(_items("A", "B"))
+    assert sum("query A" in r for r in fake_server.raw) == 3
+    assert isinstance(out[0], JudgeFailure) and out[0].kind == "error"
+    assert "response body is not a valid completion (JSONDecodeError)" in out[0].cause
+    assert "after 2 retries" in out[0].cause and "invalid verdict" not in out[0].cause
+    assert out[1] == GOOD
+    run = judge.run_record
+    assert (run.calls, run.errors) == (4, 1)
+    assert (run.details["retries"], run.details["reasks"]) == (2, 0)
+
+
+@pytest.mark.parametrize("mode, structured", MODES, ids=MODE_IDS)
+def test_broken_body_then_verdict_counts_one_retry(make_judge, fake_server, mode, structured):
+    fake_server.on("query A", BrokenBody())
+    judge = make_judge(mode=mode, use_structured_output=structured, max_retries=2, max_reasks=2)
+    assert judge.judge_answers(_items("A")) == [GOOD]
+    assert len(fake_server.requests) == 2
+    assert (judge.run_record.details["retries"], judge.run_record.details["reasks"]) == (1, 0)
+
+
+@pytest.mark.parametrize("mode, structured", MODES, ids=MODE_IDS)
+def test_reask_whose_request_fails_counts_as_a_reask(make_judge, fake_server, mode, structured):
+    # an invalid verdict, then the re-ask meets 500s: 1 + (1 + max_retries) requests
+    fake_server.on("query A", Reply({"reasoning": "x", "score": 9}), *[Status(500)] * 10)
+    judge = make_judge(mode=mode, use_structured_output=structured, max_retries=1, max_reasks=2)
+    [out] = judge.judge_answers(_items("A"))
+    assert isinstance(out, JudgeFailure) and "HTTP 500" in out.cause
+    assert "after 1 retry" in out.cause
+    assert len(fake_server.requests) == 3
+    assert (judge.run_record.details["retries"], judge.run_record.details["reasks"]) == (1, 1)

@@ -29,14 +29,24 @@ def test_no_cross_interaction_leakage(make_judge, fake_server):
     assert sorted(seen) == sorted(tokens)
 
 
-def test_history_only_when_asked(make_judge, fake_server):
-    item = AnswerItem(query="q now", answer="a now", ground_truth="t",
-                      history=(("PRIOR-QUESTION", "PRIOR-ANSWER"),))
-    make_judge(cache=False).judge_answers([item])
-    make_judge(cache=False, include_history=True).judge_answers([item])
-    without, with_history = fake_server.raw
+@pytest.mark.parametrize("judge_flag", [False, True])
+def test_prompt_renders_what_the_item_carries(make_judge, fake_server, judge_flag):
+    # The judge flag is the user's switch for *filling* items (Agentic reads it); the prompt
+    # itself shows history and context exactly when the item carries them, whatever the flag.
+    bare = AnswerItem(query="q now", answer="a now", ground_truth="t")
+    full = AnswerItem(query="q now", answer="a now", ground_truth="t", context="CTX-TEXT",
+                      history=(("PRIOR-QUESTION", "PRIOR-ANSWER"), ("Q2", "A2")))
+    judge = make_judge(cache=False, include_history=judge_flag)
+    assert judge.include_history is judge_flag
+    judge.judge_answers([bare, full])
+    without, with_history = (r["messages"][1]["content"] for r in fake_server.requests)
     assert "PRIOR-QUESTION" not in without and "<turn" not in without
-    assert "PRIOR-QUESTION" in with_history and "PRIOR-ANSWER" in with_history
+    assert "<history>" not in without and "<context>" not in without
+    assert with_history.count("<turn ") == 2 and with_history.count("<context>") == 1
+    first, second, ctx, query = (with_history.index(s) for s in
+                                 ("PRIOR-QUESTION", "Q2", "CTX-TEXT", "q now"))
+    assert first < second < query and ctx < query
+    assert "PRIOR-ANSWER" in with_history.split("</history>")[0]
 
 
 def _user_content(body: dict) -> str:

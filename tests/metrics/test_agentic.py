@@ -71,7 +71,7 @@ def test_suite_summary_rates_per_agent() -> None:
     assert set(rows) == {"all", "a1", "a2"}
     for group, (N, C) in {"all": (4, 2), "a1": (2, 1), "a2": (2, 1)}.items():
         r = rows[group]
-        assert (r.determined, r.fully_correct) == (N, C)
+        assert (r.complete, r.fully_correct) == (N, C)
         post = stats.beta(a + C, b + N - C)
         assert r.rate == pytest.approx(post.mean())
         assert (r.rate_low, r.rate_high) == pytest.approx(post.interval(0.95))
@@ -174,7 +174,31 @@ def test_judge_errors_are_kept_out_of_n_and_c_and_reported() -> None:
     assert s2.is_fully_correct is False and s3.is_fully_correct is True
     assert s1.interactions[1].judge_error and "500" in s1.interactions[1].judge_error
     row = results.summary().rows[0]
-    assert (row.conversations, row.determined, row.fully_correct, row.judge_errors) == (3, 2, 1, 2)
+    # complete cases only: s1 and s2 have gaps, so the rate is s3's alone (not biased by dropping
+    # only the conversations that might have succeeded)
+    assert (row.conversations, row.complete, row.fully_correct, row.judge_errors) == (3, 1, 1, 2)
+
+
+def test_nothing_judged_is_nan_not_the_prior() -> None:
+    results = Agentic.run([conv("s1", [("fail", "8")]), conv("s2", [("8", "8")])], FlakyJudge(), k=2,
+                          statistical_mode=BayesianMode())
+    assert results[0].total_interactions == 0
+    assert math.isnan(results[0].pass_at_k) and math.isnan(results[0].pass_pow_k_ci_high)
+    assert not math.isnan(results[1].pass_at_k)
+
+
+def test_an_agent_named_all_is_not_counted_twice() -> None:
+    suite = [conv("s1", [("8", "8")], agent="all"), conv("s2", [("9", "8")], agent="b")]
+    rows = Agentic.run(suite, k=1).summary().rows
+    assert [(r.group, r.level, r.conversations) for r in rows] == [
+        ("all", "suite", 2), ("all", "agent", 1), ("b", "agent", 1)]
+
+
+def test_strict_keeps_budget_cuts_and_missing_references_as_records() -> None:
+    suite = [{"session_id": "s", "assistant_id": "a",
+              "conversation": [{"qa_id": "1", "query": "q", "assistant": "8"}]}]
+    (m,) = Agentic.run(suite, k=1, strict=True)
+    assert m.judge_errors == 1 and m.interactions[0].judge_error.startswith("no_reference")
 
 
 def test_strict_raises_on_judge_failure() -> None:

@@ -75,7 +75,7 @@ CASES = [
     ("wrong tool",
      used(call("search", result="Lyon weather report", q="2+2")),
      expected(exp("calculator", expression="2+2")),
-     "It is 4.", (0, 0, 0, 0), "absent"),
+     "It is 4.", (0, 0, 0, 0), "ambiguous"),
     ("wrong params, one of two keys",
      used(call("calculator", result=5, expression="2+3", precision=2)),
      expected(exp("calculator", expression="2+2", precision=2)),
@@ -167,10 +167,10 @@ CASES = [
      used(call("weather", result={"temp_c": 21.5, "sky": "cloudy"}, city="Paris"), flag=False),
      expected(exp("weather", city="Paris")),
      "I could not check; it is probably 30 and sunny.", (1, 1, 1, 0), "absent"),
-    ("utilization: absent, flag None",
+    ("utilization: not found, flag None: 0 but ambiguous (a judge may look)",
      used(call("weather", result={"temp_c": 21.5, "sky": "cloudy"}, city="Paris")),
      expected(exp("weather", city="Paris")),
-     "It is probably 30 and sunny.", (1, 1, 1, 0), "absent"),
+     "It is probably 30 and sunny.", (1, 1, 1, 0), "ambiguous"),
     ("utilization: ambiguous, flag True trusted offline",
      used(call("weather", result={"temp_c": 21.5, "sky": "cloudy"}, city="Paris"), flag=True),
      expected(exp("weather", city="Paris")),
@@ -190,7 +190,7 @@ CASES = [
     ("utilization: small integer is weak next to a distinctive string",
      used(call("lookup", result={"page": 1, "title": "Quantum Computing Basics"}, q="qc")),
      expected(exp("lookup", q="qc")),
-     "There is 1 page about it.", (1, 1, 1, 0), "absent"),
+     "There is 1 page about it.", (1, 1, 1, 0), "ambiguous"),
     ("utilization: a lone small integer counts",
      used(call("count", result=8, q="x")),
      expected(exp("count", q="x")),
@@ -576,9 +576,8 @@ def test_import_does_not_pull_scipy():
 
 
 @pytest.mark.parametrize("u_names,e_names,want", [
-    # rank shift alone picks the right repeated call: s at used rank 3 is nearer expected rank 2
+    # which repeated s is paired decides the order: the later one keeps all in order
     ("sabs", "abs", F(1)),
-    # equal rank shifts (B at 0 and 2 vs expected 1): the order search picks the later B
     ("BAB", "AB", F(1)),
     # swaps between two matched calls of one tool
     ("sxsy", "ysxs", F(3, 4)),
@@ -610,3 +609,173 @@ def test_docstring_examples():
 
     result = doctest.testmod(tools)
     assert result.attempted >= 2 and result.failed == 0
+
+
+# ----------------------------------------------------------------------------- order with ties
+
+
+@pytest.mark.parametrize("cities", [("Oslo", "Rome"), ("Rome", "Oslo")])
+def test_expected_calls_sharing_a_step_are_unordered(cities):
+    e = expected(exp("get_weather", step=1, city="Rome"), exp("get_weather", step=1, city="Oslo"),
+                 exp("compare", step=2))
+    u = used(call("get_weather", city=cities[0]), call("get_weather", city=cities[1]), call("compare"))
+    s = score_tool_use(u, e, "")
+    assert (s.tool_selection_correct, s.parameter_accuracy, s.sequence_correct) == (1.0, 1.0, 1.0)
+
+
+def test_parallel_used_calls_only_agree_with_parallel_expected_calls():
+    # The agent made a and b at once (one step); b was expected after a: one of the two is out
+    # of order. Expected at one step too: no order is asked, both agree.
+    u = used(call("a", step=1), call("b", step=1))
+    assert score_tool_use(u, expected(exp("a", step=1), exp("b", step=2)), "").sequence_correct == 0.5
+    assert score_tool_use(u, expected(exp("a", step=1), exp("b", step=1)), "").sequence_correct == 1.0
+    # used a before b, expected together: fine
+    u2 = used(call("a", step=1), call("b", step=2))
+    assert score_tool_use(u2, expected(exp("a", step=1), exp("b", step=1)), "").sequence_correct == 1.0
+
+
+def test_reviewer_case_best_order_among_equal_matchings():
+    # used b(x1), a(x3), a(x3); expected a(x1), b(x2), a(x2), a(x1). Every a pairing agrees 0,
+    # so pairing the two used a's with the last two expected a's keeps all 3 in order.
+    u = used(call("b", x=1), call("a", x=3), call("a", x=3))
+    e = expected(exp("a", x=1), exp("b", x=2), exp("a", x=2), exp("a", x=1))
+    s = score_tool_use(u, e, "")
+    assert s.tool_selection_correct == pytest.approx(3 / 4)
+    assert s.parameter_accuracy == 0.0
+    assert s.sequence_correct == 1.0
+
+
+def _ranks(calls):
+    """Independent ordering key: the step when every call has one, else the list position."""
+    if calls and all("step" in c for c in calls):
+        return [c["step"] for c in calls]
+    return list(range(len(calls)))
+
+
+def _brute_force_lexicographic(u_calls, e_calls):
+    """Best (count, agreement, in-order count) over every same-name one-to-one matching."""
+    ur, er = _ranks(u_calls), _ranks(e_calls)
+    best = (0, F(0), 0)
+    n_u, n_e = len(u_calls), len(e_calls)
+    for k in range(min(n_u, n_e) + 1):
+        for us in itertools.permutations(range(n_u), k):
+            for es in itertools.combinations(range(n_e), k):
+                if any(u_calls[i]["tool_name"] != e_calls[j]["tool_name"] for i, j in zip(us, es)):
+                    continue
+                tot = sum((_pair_score(e_calls[j]["parameters"], u_calls[i]["parameters"])
+                           for i, j in zip(us, es)), F(0))
+                pairs = list(zip(us, es))
+                chain = max(r for r in range(k + 1) for sub in itertools.combinations(pairs, r)
+                            if all(ur[i1] < ur[i2] for (i1, j1), (i2, j2) in itertools.permutations(sub, 2)
+                                   if er[j1] < er[j2]))
+                best = max(best, (k, tot, chain))
+    return best
+
+
+def test_matching_reaches_brute_force_optimum_with_order():
+    rng = random.Random(4000)
+    for _ in range(2000):
+        u_calls = _random_calls(rng, rng.randint(0, 4))
+        e_calls = _random_calls(rng, rng.randint(0, 4))
+        if not u_calls and not e_calls:
+            continue
+        for calls in (u_calls, e_calls):
+            if rng.random() < 0.6:  # steps, often tied; sometimes only some calls have one
+                for c in calls:
+                    if rng.random() < 0.9:
+                        c["step"] = rng.randint(1, 3)
+        s = score_tool_use(used(*u_calls), expected(*e_calls), "")
+        count, agree, chain = _brute_force_lexicographic(u_calls, e_calls)
+        n = max(len(u_calls), len(e_calls))
+        assert s.tool_selection_correct == pytest.approx(count / n)
+        assert s.parameter_accuracy == pytest.approx(float(agree / len(e_calls)) if e_calls else 0.0)
+        assert s.sequence_correct == pytest.approx(chain / count if count else 0.0), (u_calls, e_calls)
+
+
+def test_many_identical_calls_stay_fast_and_in_order():
+    # 8! equally good pairings: past the exact-search cap, the rank-ordered start is in order.
+    u = used(*[call("s", q="x") for _ in range(8)], call("t"))
+    e = expected(exp("t"), *[exp("s", q="x") for _ in range(8)])
+    s = score_tool_use(u, e, "")
+    assert s.tool_selection_correct == 1.0
+    assert s.sequence_correct == pytest.approx(8 / 9)  # t first was expected, last was used
+
+
+def test_in_order_count_definition():
+    from agenteval.metrics.tools import in_order_count
+
+    assert in_order_count([]) == 0
+    assert in_order_count([(0, 1), (0, 0), (1, 2)]) == 3  # expected tie: any used order
+    assert in_order_count([(0, 0), (1, 0)]) == 1  # used tie where an order was expected
+    assert in_order_count([(0, 0), (0, 0)]) == 2  # both parallel
+    assert in_order_count([(0, 2), (1, 1), (2, 0)]) == 1
+
+
+# ----------------------------------------------------------------------------- echoes
+
+
+TOUR = "Jonas Vingegaard won the 2023 Tour de France, 7:29 ahead of Tadej Pogacar."
+
+
+def test_number_echoed_from_the_query_is_not_evidence():
+    # data/traces_demo.jsonl trace-search-1: the answer ignores the result; "2023" is the query's.
+    u = used(call("web_search", result=TOUR, query="Tour de France winner"))
+    e = expected(exp("web_search", query="Tour de France winner"))
+    answer = "Tadej Pogacar won the 2023 Tour de France."
+    assert score_tool_use(u, e, answer).utilization_evidence == "found"  # without the query
+    s = score_tool_use(u, e, answer, query="Who won the 2023 Tour de France?")
+    assert (s.result_utilization, s.utilization_evidence) == (0.0, "ambiguous")
+    s = score_tool_use(u, e, "Vingegaard, by 7:29.", query="Who won the 2023 Tour de France?")
+    assert s.utilization_evidence == "found" and "result 29" in s.reasoning
+
+
+def test_text_echoed_from_query_or_parameters_is_not_evidence():
+    # trace-weather-1: "Lisbon" and the date are in the query and the arguments.
+    result = {"city": "Lisbon", "date": "2025-06-12", "temp_c": 23, "condition": "sunny"}
+    u = used(call("get_weather", result=result, city="Lisbon", date="2025-06-12"), flag=False)
+    e = expected(exp("get_weather", city="Lisbon", date="2025-06-12"))
+    q = "What will the weather be like in Lisbon on 2025-06-12?"
+    for answer in ("Lisbon is lovely.", "On 2025-06-12 in Lisbon: who knows.", "Expect 12 or so."):
+        s = score_tool_use(u, e, answer, query=q)
+        assert (s.result_utilization, s.utilization_evidence) == (0.0, "absent"), answer
+    s = score_tool_use(u, e, "Sunny in Lisbon, 23 C.", query=q)
+    assert s.utilization_evidence == "found" and "lisbon" not in s.reasoning
+
+
+def test_parameter_echo_is_per_call():
+    # "Oslo" is get_weather#2's argument, but it is also what call #1 returned: evidence of #1.
+    ev = find_result_evidence([{"nearest": "Oslo"}, {"city": "Oslo"}], "Oslo it is",
+                              parameters=[{"city": "Bergen"}, {"city": "Oslo"}])
+    assert set(ev.found) == {0}
+
+
+def test_answer_number_equal_to_a_query_number_is_ignored():
+    ev = find_result_evidence([3.14159], "Yes, 3.14.", query="Is pi 3.14?")
+    assert not ev.any_found
+    ev = find_result_evidence([3.14159], "Closer to 3.1416.", query="Is pi 3.14?")
+    assert ev.any_found
+    # a number in a call's arguments is an echo for that call only
+    ev = find_result_evidence([{"n": 240, "v": 36}], "240 and 36", parameters=[{"n": 240}])
+    assert ev.found == {0: "36"}
+
+
+def test_everything_echoed_leaves_nothing_searchable():
+    u = used(call("lookup", result={"city": "Paris"}, city="Paris"), flag=True)
+    e = expected(exp("lookup", city="Paris"))
+    s = score_tool_use(u, e, "Paris.")
+    assert (s.result_utilization, s.utilization_evidence) == (1.0, "no_results")
+
+
+@pytest.mark.parametrize("flag,answer,want", [
+    # (self-report, answer) -> (utilization, evidence); results are logged in every row
+    (True, "It is 21.5.", (1.0, "found")),
+    (False, "It is 21.5.", (1.0, "found")),
+    (None, "It is 21.5.", (1.0, "found")),
+    (True, "No idea.", (1.0, "ambiguous")),
+    (False, "No idea.", (0.0, "absent")),
+    (None, "No idea.", (0.0, "ambiguous")),
+])
+def test_utilization_outcome_table(flag, answer, want):
+    u = used(call("w", result={"temp_c": 21.5}, city="P"), flag=flag)
+    s = score_tool_use(u, expected(exp("w", city="P")), answer)
+    assert (s.result_utilization, s.utilization_evidence) == want

@@ -1,0 +1,112 @@
+"""Numbers as people write them, shared by the tool-use scorer and the offline judge.
+
+One parser, so ``"$1,234.50"``, ``"42%"``, ``"2.5 million"``, ``"1.2e5"`` and ``"\u22123"`` mean the
+same thing to every part of agenteval. Values are exact (``Fraction`` built from the written
+digits), so a rounding band such as "within half a displayed unit" has no float edge cases:
+``0.15 - 0.1`` is exactly ``0.05`` here.
+
+What is recognised (after Unicode NFKC normalisation):
+
+- an optional sign (``-``, ``+``, U+2212) and currency sign (``$ \u20ac \u00a3 \u00a5``) in either order;
+- digits with optional thousands commas (``1,234``) and decimals (``1,234.5``, ``.5``);
+- an optional exponent (``1.2e5``);
+- then optionally a percent (``%``, ``percent``, ``per cent``) or a scale word
+  (``thousand k million mn billion bn trillion tn``).
+
+A number glued to a letter or a dot on its left (``AF123``, ``v1.2``'s ``2``) is not a number.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from fractions import Fraction
+
+__all__ = ["WrittenNumber", "find_numbers", "fold_text", "is_whole_number", "number_readings",
+           "remove_numbers"]
+
+_SCALES = {"thousand": 10**3, "k": 10**3, "million": 10**6, "mn": 10**6, "billion": 10**9,
+           "bn": 10**9, "trillion": 10**12, "tn": 10**12}
+
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])(?P<sign>[-\u2212+])?\s?(?P<cur>[$\u20ac\u00a3\u00a5])?\s?(?P<sign2>[-\u2212])?"
+    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:[eE](?P<exp>[-+]?\d+))?"
+    r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b)"
+    r"|\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|k)\b)?",
+    re.IGNORECASE,
+)
+
+
+def fold_text(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: the form in which texts are compared."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+@dataclass(frozen=True)
+class WrittenNumber:
+    """One number written in a text, with the precision its writer displayed."""
+
+    value: Fraction  # exact; sign, exponent and scale word applied; percent NOT applied ("42%" -> 42)
+    half_unit: Fraction  # half a unit of the last displayed digit, in the same units as value
+    decimals: int  # digits written after the decimal point of the mantissa
+    percent: bool  # written with %, "percent" or "per cent"
+    scale: int  # 1, or the multiplier of a scale word ("2.5 million" -> 10**6)
+
+    @property
+    def fraction_value(self) -> Fraction:
+        """The value as a plain number: a percentage divided by 100 ("42%" -> 0.42)."""
+        return self.value / 100 if self.percent else self.value
+
+
+def find_numbers(text: str) -> list[WrittenNumber]:
+    """Every number written in ``text``, in order.
+
+    >>> [(float(n.value), float(n.half_unit), n.percent) for n in find_numbers("$1,234.50 or 42%")]
+    [(1234.5, 0.005, False), (42.0, 0.5, True)]
+    >>> float(find_numbers("2.5 million")[0].value)
+    2500000.0
+    """
+    out: list[WrittenNumber] = []
+    for m in _NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)):
+        digits = m.group("num").replace(",", "")
+        decimals = len(digits.split(".")[1]) if "." in digits else 0
+        value = Fraction(digits)
+        half = Fraction(1, 2 * 10**decimals)
+        if m.group("exp"):
+            factor = Fraction(10) ** int(m.group("exp"))
+            value, half = value * factor, half * factor
+        if m.group("sign") in ("-", "\u2212") or m.group("sign2"):
+            value = -value
+        scale = _SCALES[m.group("scale").lower()] if m.group("scale") else 1
+        out.append(WrittenNumber(value * scale, half * scale, decimals, bool(m.group("pct")), scale))
+    return out
+
+
+def number_readings(text: str) -> list[tuple[float, float]]:
+    """Every way a number in ``text`` may be read, as ``(value, tolerance)`` floats.
+
+    Each number gives its value with half a displayed unit as tolerance; a scaled number also
+    gives its bare mantissa (a result may be in millions), a percentage also its fraction:
+    ``"42%"`` -> (42, 0.5), (0.42, 0.005); ``"2.5 million"`` -> (2.5, 0.05), (2.5e6, 5e4).
+    """
+    out: list[tuple[float, float]] = []
+    for n in find_numbers(text):
+        if n.scale != 1:
+            out.append((float(n.value / n.scale), float(n.half_unit / n.scale)))
+        out.append((float(n.value), float(n.half_unit)))
+        if n.percent:
+            out.append((float(n.value / 100), float(n.half_unit / 100)))
+    return out
+
+
+def is_whole_number(text: str) -> bool:
+    """True when ``text`` is a single written number and nothing else (``" $12.50 "``)."""
+    return _NUMBER_RE.fullmatch(unicodedata.normalize("NFKC", text).strip()) is not None
+
+
+def remove_numbers(text: str, *, placeholder: str = " ") -> str:
+    """``text`` (NFKC) with every written number, with its sign, currency, % or scale word,
+    replaced by ``placeholder``."""
+    return _NUMBER_RE.sub(placeholder, unicodedata.normalize("NFKC", text))
