@@ -63,28 +63,21 @@ def main() -> None:
             # warm-up: imports and the first connection are not part of any timing
             judge(cache=False).judge_answers(items[:2])
 
+            def timed(j: LLMJudge) -> tuple[list, float, int]:
+                """Outcomes, wall seconds, and requests the server saw during the run."""
+                before = _stats(base_url)["requests"]
+                t0 = time.perf_counter()
+                out = j.judge_answers(items)
+                return out, time.perf_counter() - t0, _stats(base_url)["requests"] - before
+
             load_before = os.getloadavg()
-            before = _stats(base_url)["requests"]
-            seq = judge(max_concurrency=1, cache=False)
-            t0 = time.perf_counter()
-            seq_out = seq.judge_answers(items)
-            seq_s = time.perf_counter() - t0
-            seq_requests = _stats(base_url)["requests"] - before
-
             cache = Path(tmp) / "judge.sqlite3"
-            before = _stats(base_url)["requests"]
+            seq = judge(max_concurrency=1, cache=False)
+            seq_out, seq_s, seq_requests = timed(seq)
             conc = judge(max_concurrency=args.concurrency, cache=cache)
-            t0 = time.perf_counter()
-            conc_out = conc.judge_answers(items)
-            conc_s = time.perf_counter() - t0
-            conc_requests = _stats(base_url)["requests"] - before
-
-            before = _stats(base_url)["requests"]
+            conc_out, conc_s, conc_requests = timed(conc)
             warm = judge(max_concurrency=args.concurrency, cache=cache)
-            t0 = time.perf_counter()
-            warm_out = warm.judge_answers(items)
-            warm_s = time.perf_counter() - t0
-            warm_requests = _stats(base_url)["requests"] - before
+            warm_out, warm_s, warm_requests = timed(warm)
 
         ideal_s = conc.run_record.calls * args.latency / args.concurrency
         seq_ideal_s = seq.run_record.calls * args.latency
