@@ -7,30 +7,46 @@ digits), so a rounding band such as "within half a displayed unit" has no float 
 
 What is recognised (after Unicode NFKC normalisation):
 
-- an optional sign (``-``, ``+``, U+2212) and currency sign (``$ \u20ac \u00a3 \u00a5``) in either order;
+- an optional sign (``-``, ``+``, U+2212) and currency sign (``$ \u20ac \u00a3 \u00a5``) in either order,
+  the sign written directly before the digits or the currency sign: ``-3``, ``-$3``, ``$-3``, but
+  the ``-`` of ``5 - 3`` or ``5-3`` is an operator, so both are read as 5 and 3;
 - digits with optional thousands commas (``1,234``) and decimals (``1,234.5``, ``.5``);
 - an optional exponent (``1.2e5``);
 - then optionally a percent (``%``, ``percent``, ``per cent``) or a scale word
   (``thousand k million mn billion bn trillion tn``).
 
 A number glued to a letter or a dot on its left (``AF123``, ``v1.2``'s ``2``) is not a number.
+
+Any model output reaches this parser, so it never spends unbounded time or raises on odd input:
+a digit run longer than ``MAX_DIGITS`` or an exponent beyond ``MAX_EXPONENT`` (``1e99999999``)
+is read as text, not as a number, and the float readings leave out values a float cannot hold
+(``1e400``), which are still compared exactly as fractions by the offline judge.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
-__all__ = ["WrittenNumber", "find_numbers", "fold_text", "is_whole_number", "number_readings",
-           "remove_numbers"]
+__all__ = ["MAX_DIGITS", "MAX_EXPONENT", "WrittenNumber", "find_numbers", "fold_text",
+           "is_whole_number", "number_readings", "remove_numbers", "to_float"]
+
+MAX_DIGITS = 400
+"""Longest digit run (commas and the decimal point not counted) read as a number; longer is text.
+Python refuses int(str) beyond 4300 digits, and no answer needs 400 significant digits."""
+
+MAX_EXPONENT = 400
+"""Largest ``|e|`` of a written exponent read as a number: ``10**e`` is exact arithmetic, so an
+unbounded ``e`` (``1e99999999``) would take unbounded time and memory."""
 
 _SCALES = {"thousand": 10**3, "k": 10**3, "million": 10**6, "mn": 10**6, "billion": 10**9,
            "bn": 10**9, "trillion": 10**12, "tn": 10**12}
 
 _NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<sign>[-\u2212+])?\s?(?P<cur>[$\u20ac\u00a3\u00a5])?\s?(?P<sign2>[-\u2212])?"
+    r"(?<![\w.])(?P<sign>[-\u2212+])?(?:(?P<cur>[$\u20ac\u00a3\u00a5])\s?)?(?P<sign2>[-\u2212])?"
     r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:[eE](?P<exp>[-+]?\d+))?"
     r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b)"
@@ -70,18 +86,51 @@ def find_numbers(text: str) -> list[WrittenNumber]:
     """
     out: list[WrittenNumber] = []
     for m in _NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)):
-        digits = m.group("num").replace(",", "")
-        decimals = len(digits.split(".")[1]) if "." in digits else 0
-        value = Fraction(digits)
-        half = Fraction(1, 2 * 10**decimals)
-        if m.group("exp"):
-            factor = Fraction(10) ** int(m.group("exp"))
-            value, half = value * factor, half * factor
-        if m.group("sign") in ("-", "\u2212") or m.group("sign2"):
-            value = -value
-        scale = _SCALES[m.group("scale").lower()] if m.group("scale") else 1
-        out.append(WrittenNumber(value * scale, half * scale, decimals, bool(m.group("pct")), scale))
+        number = _parse(m)
+        if number is not None:
+            out.append(number)
     return out
+
+
+def _parse(m: re.Match[str]) -> WrittenNumber | None:
+    """The number one regex match wrote, or None when it is too long or its exponent too large.
+
+    Both checks come before any arithmetic, so each match costs time bounded by its length.
+    """
+    digits = m.group("num").replace(",", "")
+    if len(digits) - ("." in digits) > MAX_DIGITS:
+        return None
+    exp = m.group("exp")
+    # the exponent's digits are checked as text first: int() of a huge run is itself slow
+    if exp is not None and (len(exp.lstrip("+-").lstrip("0")) > 4 or abs(int(exp)) > MAX_EXPONENT):
+        return None
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    value = Fraction(digits)
+    half = Fraction(1, 2 * 10**decimals)
+    if exp is not None:
+        factor = Fraction(10) ** int(exp)
+        value, half = value * factor, half * factor
+    if m.group("sign") in ("-", "\u2212") or m.group("sign2"):
+        value = -value
+    scale = _SCALES[m.group("scale").lower()] if m.group("scale") else 1
+    return WrittenNumber(value * scale, half * scale, decimals, bool(m.group("pct")), scale)
+
+
+def to_float(value: Fraction) -> float:
+    """``float(value)``, but ``inf``/``-inf`` where a float cannot hold it (instead of raising)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
+
+
+def _reading(value: Fraction, half: Fraction) -> tuple[float, float] | None:
+    """A ``(value, tolerance)`` float pair, or None when the value does not fit a float: an
+    overflow would be inf, an underflow 0.0, either of which would match the wrong numbers."""
+    v = to_float(value)
+    if not math.isfinite(v) or (v == 0 and value != 0):
+        return None
+    return v, to_float(half)
 
 
 def number_readings(text: str) -> list[tuple[float, float]]:
@@ -93,20 +142,23 @@ def number_readings(text: str) -> list[tuple[float, float]]:
     """
     out: list[tuple[float, float]] = []
     for n in find_numbers(text):
+        readings = [(n.value, n.half_unit)]
         if n.scale != 1:
-            out.append((float(n.value / n.scale), float(n.half_unit / n.scale)))
-        out.append((float(n.value), float(n.half_unit)))
+            readings.insert(0, (n.value / n.scale, n.half_unit / n.scale))
         if n.percent:
-            out.append((float(n.value / 100), float(n.half_unit / 100)))
+            readings.append((n.value / 100, n.half_unit / 100))
+        out.extend(r for r in (_reading(v, h) for v, h in readings) if r is not None)
     return out
 
 
 def is_whole_number(text: str) -> bool:
     """True when ``text`` is a single written number and nothing else (``" $12.50 "``)."""
-    return _NUMBER_RE.fullmatch(unicodedata.normalize("NFKC", text).strip()) is not None
+    m = _NUMBER_RE.fullmatch(unicodedata.normalize("NFKC", text).strip())
+    return m is not None and _parse(m) is not None
 
 
 def remove_numbers(text: str, *, placeholder: str = " ") -> str:
     """``text`` (NFKC) with every written number, with its sign, currency, % or scale word,
-    replaced by ``placeholder``."""
-    return _NUMBER_RE.sub(placeholder, unicodedata.normalize("NFKC", text))
+    replaced by ``placeholder``. What ``find_numbers`` reads as text (too long) stays."""
+    return _NUMBER_RE.sub(lambda m: placeholder if _parse(m) is not None else m.group(0),
+                          unicodedata.normalize("NFKC", text))

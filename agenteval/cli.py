@@ -9,6 +9,7 @@ import argparse
 import json
 import os
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +51,7 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--api-key-env",
                        help="environment variable holding the API key (default: OPENAI_API_KEY "
                        "for OpenAI's endpoint; none for --base-url)")
-    judge.add_argument("--max-concurrency", type=int, default=16, help="concurrent judge calls")
+    judge.add_argument("--max-concurrency", type=int, help="concurrent judge calls (default: 16)")
     judge.add_argument("--max-calls", type=int, help="hard cap on judge requests for this run")
     judge.add_argument("--cache", help="judge cache file (default: the user cache dir)")
     judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
@@ -73,32 +74,37 @@ def make_mode(args: argparse.Namespace) -> Any:
     return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson")
 
 
+_LLM_ONLY = ("judge_model", "base_url", "api_key_env", "max_concurrency", "max_calls", "cache",
+             "no_cache", "plain_text")
+
+
 def make_judge(args: argparse.Namespace) -> Any:
-    """The judge the flags ask for. The key comes only from the environment variable the user
-    names (or OPENAI_API_KEY for OpenAI's own endpoint), so it is never sent elsewhere by accident."""
+    """The judge the flags ask for.
+
+    The key comes from the environment only: the variable named by --api-key-env, else the
+    LLM judge's own rule ($OPENAI_API_KEY for OpenAI's endpoint or for $OPENAI_BASE_URL; other
+    endpoints get no key), so a key is never sent to another endpoint by accident.
+    """
     if args.judge == "offline":
-        for flag, value in (("--judge-model", args.judge_model), ("--base-url", args.base_url),
-                            ("--api-key-env", args.api_key_env)):
-            if value:
-                raise ConfigError(f"{flag} applies to --judge llm")
+        for name in _LLM_ONLY:
+            if getattr(args, name):
+                raise ConfigError(f"--{name.replace('_', '-')} applies to --judge llm")
         from agenteval.judge.offline import OfflineJudge
 
         return OfflineJudge()
     if not args.judge_model:
         raise ConfigError("--judge llm needs --judge-model NAME")
-    base_url = args.base_url or os.environ.get("OPENAI_BASE_URL")
-    env = args.api_key_env or (None if base_url else "OPENAI_API_KEY")
-    api_key = os.environ.get(env) if env else None
-    if env and not api_key:
-        where = "a local server" if base_url else "OpenAI's endpoint"
-        raise ConfigError(f"--judge llm needs an API key in ${env} for {where}; set it, or name "
-                          "another variable with --api-key-env")
+    api_key = None
+    if args.api_key_env:
+        api_key = os.environ.get(args.api_key_env)
+        if not api_key:
+            raise ConfigError(f"--api-key-env {args.api_key_env}: ${args.api_key_env} is not set")
     from agenteval.judge.llm import LLMJudge
 
     cache: Any = False if args.no_cache else (args.cache or True)
-    return LLMJudge(args.judge_model, base_url=base_url, api_key=api_key or "EMPTY",
-                    max_concurrency=args.max_concurrency, max_calls=args.max_calls, cache=cache,
-                    use_structured_output=not args.plain_text, strict=args.strict)
+    return LLMJudge(args.judge_model, base_url=args.base_url, api_key=api_key,
+                    max_concurrency=args.max_concurrency or 16, max_calls=args.max_calls,
+                    cache=cache, use_structured_output=not args.plain_text, strict=args.strict)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -127,13 +133,16 @@ def run_command(args: argparse.Namespace) -> int:
 
 
 def _report_judge_errors(results: Any) -> int:
-    """Warn about unjudged interactions; fail (exit 1) when nothing could be judged at all."""
-    errors = sum(m.judge_errors for m in results)
-    judged = sum(m.total_interactions for m in results)
-    if errors:
-        print(f"agenteval: warning: {errors} interaction(s) could not be judged and were left out "
-              "of n and c (see judge_error in interactions.csv / results.json)", file=sys.stderr)
-    if judged == 0:
+    """Warn about unjudged interactions with their causes; exit 1 when nothing could be judged."""
+    causes: Counter[str] = Counter(r.judge_error for m in results for r in m.interactions
+                                   if r.judge_error)
+    if causes:
+        total = sum(causes.values())
+        print(f"agenteval: warning: {total} interaction(s) could not be judged and were left out "
+              "of n and c; most frequent causes:", file=sys.stderr)
+        for cause, count in causes.most_common(3):
+            print(f"  {count} x {cause[:300]}", file=sys.stderr)
+    if sum(m.total_interactions for m in results) == 0:
         print("agenteval: error: no interaction could be judged", file=sys.stderr)
         return 1
     return 0

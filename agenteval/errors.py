@@ -53,7 +53,9 @@ def check_k(k: object) -> int:
 
 
 def check_unit(name: str, value: object) -> float:
-    """Validate a threshold or level in [0, 1]."""
+    """Validate a threshold or level in [0, 1] (a real number; not a bool or a string)."""
+    if isinstance(value, (bool, str, bytes)):
+        raise ConfigError(f"{name} must be a number in [0, 1], got {value!r}")
     try:
         v = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
@@ -65,6 +67,8 @@ def check_unit(name: str, value: object) -> float:
 
 def check_level(name: str, value: object) -> float:
     """Validate an interval level in the open interval (0, 1)."""
+    if isinstance(value, (bool, str, bytes)):
+        raise ConfigError(f"{name} must be a number in (0, 1), got {value!r}")
     try:
         v = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):

@@ -276,6 +276,9 @@ def _compare_agents(rows: list[SuiteRow], n: np.ndarray, c: np.ndarray,
         return [], ""
     a, b = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
     out = mode.compare(n[a], c[a], n[b], c[b])
+    empty = (n[a] == 0) | (n[b] == 0)  # nothing judged on one side: a prior, not a comparison
+    out.update({key: np.where(empty, np.nan, out[key])
+                for key in ("mean_diff", "ci_low", "ci_high", "prob_greater")})
     comparisons = [
         AgentComparison(
             agent_a=rows[i].group, agent_b=rows[j].group, rate_a=rows[i].rate, rate_b=rows[j].rate,

@@ -15,3 +15,4 @@ def _private_cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """Point the judge cache at a fresh folder so tests never share or leave a cache."""
     monkeypatch.setenv("AGENTEVAL_CACHE_DIR", str(tmp_path_factory.mktemp("agenteval-cache")))
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)

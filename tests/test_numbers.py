@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import threading
 from fractions import Fraction as F
 
 import pytest
 
 from agenteval._numbers import (
+    MAX_DIGITS,
+    MAX_EXPONENT,
     find_numbers,
     fold_text,
     is_whole_number,
     number_readings,
     remove_numbers,
+    to_float,
 )
 
 
@@ -60,6 +65,23 @@ def test_not_numbers():
     assert [n.value for n in find_numbers("1,2,3")] == [1, 2, 3]
 
 
+@pytest.mark.parametrize(
+    ("text", "values"),
+    [
+        ("5 - 3", [5, 3]),  # an operator between numbers, not a sign
+        ("5-3", [5, 3]),
+        ("5 \u2212 3 = 2", [5, 3, 2]),
+        ("x - 3", [3]),
+        ("it was -3 then +4", [-3, 4]),
+        ("(-2)", [-2]),
+        ("-$3 or $-3 or -\u20ac 3", [-3, -3, -3]),
+        ("$ -3", [-3]),
+    ],
+)
+def test_a_sign_is_written_against_its_number(text, values):
+    assert [n.value for n in find_numbers(text)] == values
+
+
 def test_number_readings():
     assert number_readings("8") == [(8.0, 0.5)]
     assert number_readings("42%") == [(42.0, 0.5), (0.42, 0.005)]
@@ -87,3 +109,90 @@ def test_docstring_examples():
 
     result = doctest.testmod(numbers)
     assert result.attempted >= 2 and result.failed == 0
+
+
+# ----------------------------------------------------------------------------- hostile input
+# Any model output reaches the parser: it must neither raise nor spend unbounded time.
+
+def finishes(fn, *args, seconds: float = 5.0, **kwargs):
+    """Call ``fn`` in a daemon thread; fail (instead of hanging the suite) if it takes too long."""
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            out["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised below, in the test's thread
+            out["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"{fn.__name__} still running after {seconds} s"
+    if "error" in out:
+        raise out["error"]
+    return out["value"]
+
+
+def test_exponent_bound_is_exact_at_the_edge():
+    assert MAX_EXPONENT == 400
+    (big,) = find_numbers("1e400")
+    assert big.value == F(10**400) and big.half_unit == F(10**400, 2)
+    (small,) = find_numbers("-2.5e-400")
+    assert small.value == F(-25, 10**401)
+    assert find_numbers("1e401") == [] and find_numbers("1e-401") == []
+    assert find_numbers("1e0000400")[0].value == F(10**400)  # leading zeros are not magnitude
+
+
+def test_huge_exponents_are_text_and_return_promptly():
+    for text in ("the answer is 1e99999999", "1E-99999999", "1e" + "9" * 200_000):
+        assert finishes(find_numbers, text) == []
+        assert finishes(number_readings, text) == []
+        assert not finishes(is_whole_number, text)
+        assert finishes(remove_numbers, text) == text  # text, so left as written
+    assert [n.value for n in finishes(find_numbers, "1e99999999 or 7")] == [7]
+
+
+def test_digit_runs_beyond_the_limit_are_text():
+    assert MAX_DIGITS == 400
+    assert find_numbers("1" * 400)[0].value == F(int("1" * 400))
+    assert find_numbers("1" * 200 + "." + "1" * 200)[0].decimals == 200  # '.' is not a digit
+    assert find_numbers("1,000" * 1)[0].value == 1000
+    assert find_numbers("1" * 401) == []
+    # past Python's 4300-digit int() limit: no ValueError, and other numbers still found
+    text = "id " + "9" * 5000 + " costs $3.50"
+    assert [n.value for n in finishes(find_numbers, text)] == [F(7, 2)]
+    assert finishes(number_readings, text) == [(3.5, 0.005)]
+    assert remove_numbers(text).split() == ["id", "9" * 5000, "costs"]
+    assert not is_whole_number("9" * 5000)
+
+
+def test_float_readings_leave_out_what_a_float_cannot_hold():
+    # 1e400 overflows a float, 1e-400 underflows to 0.0 (which would "match" a 0): left out
+    assert number_readings("1e400 and 1e-400 and 12") == [(12.0, 0.5)]
+    assert number_readings("-1e300") == [(-1e300, 5e299)]
+    # 2e303 million = 2e309 overflows; its bare mantissa (a result may be in millions) does not
+    assert number_readings("2e303 million") == [(2e303, 5e302)]
+    assert to_float(F(10**400)) == math.inf and to_float(F(-(10**400))) == -math.inf
+    assert to_float(F(1, 3)) == 1 / 3
+
+
+def test_tool_scorer_with_hostile_tool_results():
+    from agenteval.metrics.tools import find_result_evidence, score_tool_use
+
+    hostile = ["about 1e400", "1" * 5000, "the value is 1e99999999", "1e" + "9" * 100_000]
+    for result in hostile:
+        evidence = finishes(find_result_evidence, [result], "The answer is 42.")
+        assert evidence.found == {}  # nothing of the result is in that answer
+    # the other numbers of such a result are still evidence
+    result = {"note": "1e99999999 is not a number here", "id": "9" * 5000, "total": "37.5 million"}
+    evidence = finishes(find_result_evidence, [result], "It is 37.5 million.")
+    assert evidence.found == {0: "37.5"}  # 37.5 million read as 37.5 (millions) first
+    score = finishes(score_tool_use,
+                     {"tools_used": [{"tool_name": "calc", "parameters": {}, "result": result}]},
+                     {"expected_tools": [{"tool_name": "calc"}]}, "It is 37.5 million.")
+    assert score.utilization_evidence == "found" and score.overall_correctness == 1.0
+    # and a hostile answer against a plain result
+    score = finishes(score_tool_use,
+                     {"tools_used": [{"tool_name": "calc", "parameters": {}, "result": 37.5}]},
+                     {"expected_tools": [{"tool_name": "calc"}]}, "1e99999999 or " + "9" * 5000)
+    assert score.utilization_evidence != "found"

@@ -499,12 +499,18 @@ def load_datasets(source: Any, **kwargs: Any) -> list[Dataset]:
     ``Agentic.run(MyRetriever, ...)``), a ``Retriever`` instance, a ``Dataset``, a list of
     ``Dataset`` or dicts (a dict with ``messages`` is read as an OpenAI transcript), a pandas
     DataFrame (one row per interaction), or a path to a ``.jsonl`` / ``.json`` file. ``kwargs``
-    only go to retrievers this function constructs.
+    are the options of a Retriever class source; with any other source they are an error (so a
+    misspelt ``Agentic.run`` option is not silently swallowed).
 
     Raises DataError naming file, line and field on bad input, on an empty source and on a
     repeated ``session_id``.
     """
-    if isinstance(source, type) and issubclass(source, Retriever):
+    is_retriever_class = isinstance(source, type) and issubclass(source, Retriever)
+    if kwargs and not is_retriever_class:
+        names = ", ".join(repr(k) for k in sorted(kwargs))
+        raise ConfigError(f"unexpected keyword argument(s) {names}: extra options only go to a "
+                          "Retriever class passed as the source (check for a misspelt option)")
+    if is_retriever_class:
         located = _located_from(source(**kwargs))
     elif isinstance(source, Retriever):
         located = _located_from(source)

@@ -7,7 +7,9 @@ message starts an interaction:
 * ``query``      = the user message's text;
 * ``agentic``    = the tool calls the assistant made in that turn before its final text, with
   ``parameters`` parsed from the JSON ``arguments`` string, ``result`` = the matching ``tool``
-  message's content (parsed as JSON when it is JSON) and ``step`` = 1, 2, ... in call order;
+  message's content (parsed as JSON when it is JSON) and ``step`` = 1, 2, ... counting the
+  assistant messages that made tool calls: calls made together in one message (parallel
+  calls) share a step, since their list order says nothing about which ran first;
 * ``assistant``  = the last assistant text of the turn ("" if it never answered);
 * ``system`` messages become ``Dataset.context``.
 
@@ -98,14 +100,27 @@ def _text(content: Any, field: str, ctx: _Ctx) -> str:
                     field)
 
 
+def _parse_int(digits: str) -> int | float:
+    """A JSON integer; one too long for ``int()`` (Python's 4300-digit limit) becomes a float
+    (``inf``), as ``json`` already does for ``1e5000``, rather than failing the whole trace."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
+def _loads(text: str) -> Any:
+    return json.loads(text, parse_int=_parse_int)
+
+
 def _maybe_json(text: str) -> Any:
     """Tool output: parsed when it is JSON, else the text itself."""
     stripped = text.strip()
     if not stripped:
         return text
     try:
-        return json.loads(stripped)
-    except json.JSONDecodeError:
+        return _loads(stripped)
+    except ValueError:  # JSONDecodeError, or anything else json rejects: keep the text
         return text
 
 
@@ -117,7 +132,7 @@ def _parse_arguments(raw: Any, field: str, ctx: _Ctx) -> dict[str, Any]:
     if not isinstance(raw, str):
         raise ctx.error(f"expected a JSON string, got {_what(raw)}", field)
     try:
-        value = json.loads(raw)
+        value = _loads(raw)
     except json.JSONDecodeError as exc:
         raise ctx.error(f"malformed JSON arguments at column {exc.colno}: {exc.msg} "
                         f"(got {_what(raw)})", field) from None
@@ -170,7 +185,8 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
             system.append(_text(msg.get("content"), f"{where}.content", ctx))
         elif role == "user":
             turns.append({"query": _text(msg.get("content"), f"{where}.content", ctx),
-                          "calls": [], "by_id": {}, "answer": None, "answer_calls": 0})
+                          "calls": [], "by_id": {}, "answer": None, "answer_calls": 0,
+                          "steps": 0})
         elif role == "assistant":
             if not turns:
                 raise ctx.error("assistant message before the first user message", where)
@@ -178,6 +194,8 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
             raw_calls = msg.get("tool_calls") or []
             if not isinstance(raw_calls, list):
                 raise ctx.error(f"expected a list, got {_what(raw_calls)}", f"{where}.tool_calls")
+            if raw_calls:  # one step per message: its calls were issued together (parallel)
+                turn["steps"] += 1
             for j, call in enumerate(raw_calls):
                 cwhere = f"{where}.tool_calls[{j}]"
                 if not isinstance(call, Mapping):
@@ -195,7 +213,7 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
                 entry = {"tool_name": name,
                          "parameters": _parse_arguments(function.get("arguments"),
                                                         f"{cwhere}.function.arguments", ctx),
-                         "result": None, "step": len(turn["calls"]) + 1}
+                         "result": None, "step": turn["steps"]}
                 call_id = call.get("id")
                 if call_id is not None:
                     if not isinstance(call_id, str):

@@ -1,23 +1,26 @@
 """A deterministic, offline judge of answer correctness: no model, no network, no key.
 
 Scoring, first rule that applies wins (texts are normalised SQuAD-style: NFKC, lower case,
-``%`` read as the word "percent", punctuation and articles dropped, whitespace collapsed):
+``%`` read as the word "percent", punctuation and articles dropped except a minus sign written
+before a digit, whitespace collapsed):
 
-1. exact match: the normalised answer equals the normalised reference        -> 1.0
-2. numbers: when the reference contains numbers,
+1. wrong number: the reference contains numbers and one of them is not in
+   the answer (``numbers_match``; signs count: "-5" is not "5")    -> token F1, capped at 0.5
+2. exact match: the normalised answer equals the normalised reference        -> 1.0
+3. numbers: when the reference contains numbers (all found, by rule 1) and
+   every other word of the normalised reference is a word of the answer
+   (any order; words fused to a number, like the "°C" of "23°C", and a
+   number's %, currency or scale word count as part of it, on either side:
+   "23°C" and "23 °C" agree; the answer may say more, including other
+   numbers)                                                                  -> 1.0
+4. containment: the normalised reference is a whole-word part of the answer  -> 1.0
+5. otherwise token-level F1 (SQuAD style) between answer and reference       -> graded score
 
-   - if some reference number is not in the answer (``numbers_match``)       -> token F1, capped at 0.5
-   - if every one is, and every other word of the normalised reference is a
-     word of the answer (any order; words fused to a number, like the "°C"
-     of "23°C", and a number's %, currency or scale word count as part of
-     it; the answer may say more, including other numbers)                   -> 1.0
-   - otherwise rules 3 and 4 decide
-3. containment: the normalised reference is a whole-word part of the answer  -> 1.0
-4. otherwise token-level F1 (SQuAD style) between answer and reference       -> graded score
-
-So "The result is 8." against "8" is correct, "Paris" against "The capital is Paris" gets the F1
-of their tokens, "42" against "The total is 42 dollars" gets F1 0.4 (the words "total" and
-"dollars" are missing), and "9" against "8" is 0.
+Numbers come first so that normalisation, which drops punctuation, cannot make two different
+numbers equal ("1.5" and "1 5", "-$5" and "$5"). So "The result is 8." against "8" is correct,
+"Paris" against "The capital is Paris" gets the F1 of their tokens, "42" against "The total is
+42 dollars" gets F1 0.4 (the words "total" and "dollars" are missing), and "9" against "8" or
+"-5°C" against "5°C" is 0.
 
 Numbers are read by the parser shared with the tool scorer (:mod:`agenteval._numbers`):
 ``1,234.5``, ``$12.50``, ``-3``, ``1e3``, ``2.5 million``, ``42%``. See ``numbers_match`` for
@@ -26,26 +29,35 @@ when two of them are the same.
 
 from __future__ import annotations
 
+import math
 import re
 import string
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from decimal import Context, Decimal
 from fractions import Fraction
 
-from agenteval._numbers import WrittenNumber, find_numbers, remove_numbers
+from agenteval._numbers import WrittenNumber, find_numbers, remove_numbers, to_float
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, JudgeOutcome, Verdict
 
 _ARTICLES = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans({ch: " " for ch in string.punctuation if ch != "%"} | {"%": " percent "})
+_KEPT_MINUS = "\ue000"  # private-use stand-in for a minus sign, so punctuation removal skips it
+_PUNCT = str.maketrans({ch: " " for ch in string.punctuation + "\u2212" if ch != "%"}
+                       | {"%": " percent "})
+# A minus sign (ASCII or U+2212) that starts a number: not after a word or a dot ("5-3", "x-1"
+# are not negative numbers, as in the number parser) and directly before a digit or ".5".
+_MINUS = re.compile(r"(?<![\w.])[-\u2212](?=\.?\d)")
 
 
 def normalize_text(text: str) -> str:
     """NFKC, lower-case, ``%`` -> "percent", drop punctuation and articles, collapse whitespace.
 
-    Keeping the percent sign as a word stops "0.5%" from equalling "0.5".
+    Keeping the percent sign as a word stops "0.5%" from equalling "0.5"; keeping a minus sign
+    before a digit (as ``-``) stops "-5" from equalling "5". "5 - 3" loses its ``-``.
     """
-    text = unicodedata.normalize("NFKC", text).lower().translate(_PUNCT)
+    text = unicodedata.normalize("NFKC", text).lower().replace(_KEPT_MINUS, " ")
+    text = _MINUS.sub(_KEPT_MINUS, text).translate(_PUNCT).replace(_KEPT_MINUS, "-")
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
@@ -53,7 +65,7 @@ def normalize_text(text: str) -> str:
 def extract_numbers(text: str) -> list[float]:
     """Numbers written in a text, as written: '1,234.5', '-3', '42%' -> 42.0, '$12.50' -> 12.5,
     '2.5 million' -> 2500000.0."""
-    return [float(n.value) for n in find_numbers(text)]
+    return [to_float(n.value) for n in find_numbers(text)]  # +-inf beyond float range
 
 
 def _same_number(ref: WrittenNumber, ans: WrittenNumber, rel_tol: float) -> bool:
@@ -104,6 +116,19 @@ def token_f1(answer: str, reference: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
+def _show(number: WrittenNumber) -> str:
+    """A number for a message, as ``:g`` shows it; beyond float range from the exact value, so
+    1e400 is not shown as "inf" nor 1e-400 as "0"."""
+    x = to_float(number.value)
+    if math.isfinite(x) and (x != 0 or number.value == 0):
+        text = f"{x:g}"
+    else:
+        ctx = Context(prec=6)
+        exact = ctx.divide(Decimal(number.value.numerator), Decimal(number.value.denominator))
+        text = f"{exact.normalize(ctx):g}"
+    return text + ("%" if number.percent else "")
+
+
 def _words_besides_numbers(text: str) -> list[str]:
     """Normalised words of a text other than its numbers (and what is fused to them)."""
     marked = normalize_text(remove_numbers(text, placeholder="0"))
@@ -113,16 +138,18 @@ def _words_besides_numbers(text: str) -> list[str]:
 def score_answer(answer: str, reference: str) -> Verdict:
     """Score one answer against its reference by the rules in the module docstring."""
     norm_answer, norm_reference = normalize_text(answer), normalize_text(reference)
+    ref_numbers = find_numbers(reference)
+    if ref_numbers and not numbers_match(reference, answer):
+        wrong = ", ".join(_show(n) for n in ref_numbers)
+        f1 = token_f1(answer, reference)
+        return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
+                       f"token F1 {f1:.2f}, capped at 0.5")
     if norm_answer == norm_reference:
         return Verdict(1.0, "exact match after normalisation")
-    ref_numbers = find_numbers(reference)
     if ref_numbers:
-        if not numbers_match(reference, answer):
-            wrong = ", ".join(f"{float(n.value):g}{'%' if n.percent else ''}" for n in ref_numbers)
-            f1 = token_f1(answer, reference)
-            return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
-                           f"token F1 {f1:.2f}, capped at 0.5")
+        # the answer's words, and those glued to its numbers ("-5°C" also gives "°c")
         answer_words = set(norm_answer.split())
+        answer_words |= set(normalize_text(remove_numbers(answer)).split())
         if all(w in answer_words for w in _words_besides_numbers(reference)):
             return Verdict(1.0, "every number and word of the reference appears in the answer")
     if norm_reference and re.search(rf"(?<!\S){re.escape(norm_reference)}(?!\S)", norm_answer):
@@ -132,7 +159,7 @@ def score_answer(answer: str, reference: str) -> Verdict:
 
 
 class OfflineJudge(Judge):
-    """Rule-based judge: exact, numeric, containment, then token F1. Fast and reproducible.
+    """Rule-based judge: numbers, exact, containment, then token F1. Fast and reproducible.
 
     The rules are pure CPU: ``ajudge_answers`` runs them directly, and the inherited sync
     ``judge_answers`` wraps it like any judge's (so it works inside Jupyter's running loop).

@@ -34,6 +34,11 @@ from agenteval.statistical.estimators import (
 )
 from agenteval.statistical.modes import FrequentistMode, StatisticalMode
 
+UNRESOLVED_UTILIZATION = (
+    "tool results not found in the answer and no final_answer_uses_tools flag: an LLM judge "
+    "(or the flag in the data) decides whether the answer used them"
+)
+
 PROGRESS_MIN_ITEMS = 5000
 """Runs with fewer interactions finish too fast to need a progress bar."""
 
@@ -222,14 +227,19 @@ def _resolve_ambiguous_utilization(
     """Ask a capable judge whether the answer used the tool results, where evidence is ambiguous.
 
     Returns the tool scores (judged ones replaced) and, by interaction index, the judgments that
-    failed: those interactions are decided below without a guess.
+    failed or that nothing could make (no judge for it and no self-reported flag): those
+    interactions are decided below without a guess.
     """
-    if not judge.supports_utilization:
-        return tools, {}
     ambiguous = [i for i, t in enumerate(tools) if t is not None and t.utilization_evidence == "ambiguous"]
-    if not ambiguous:
-        return tools, {}
     batches = [datasets[slots[i].conversation].conversation[slots[i].interaction] for i in ambiguous]
+    resolved, failures = list(tools), {}
+    if not judge.supports_utilization:
+        for i, b in zip(ambiguous, batches):
+            if b.agentic is None or b.agentic.final_answer_uses_tools is None:
+                failures[i] = JudgeFailure(UNRESOLVED_UTILIZATION, kind="unresolved")
+        return resolved, failures
+    if not ambiguous:
+        return resolved, failures
     items = [
         UtilizationItem(
             query=b.query, answer=b.assistant,
@@ -240,7 +250,6 @@ def _resolve_ambiguous_utilization(
     ]
     outcomes = judge.judge_utilization(items)
     _raise_if_strict(strict, outcomes, [slots[i] for i in ambiguous], datasets)
-    resolved, failures = list(tools), {}
     for i, b, outcome in zip(ambiguous, batches, outcomes):
         if isinstance(outcome, Verdict):
             resolved[i] = _score_tools(b, settings, utilization_override=outcome.score)

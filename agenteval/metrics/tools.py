@@ -190,10 +190,20 @@ def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
 
 
+def _as_float(x: float) -> float:
+    """float(x), with ints too large for a float (JSON allows them) as +-inf, not an error."""
+    try:
+        return float(x)
+    except OverflowError:
+        return math.inf if x > 0 else -math.inf
+
+
 def _numbers_equal(a: float, b: float) -> bool:
     if isinstance(a, int) and isinstance(b, int):
         return a == b
-    fa, fb = float(a), float(b)
+    fa, fb = _as_float(a), _as_float(b)
+    if math.isinf(fa) or math.isinf(fb):
+        return fa == fb and not (isinstance(a, int) or isinstance(b, int))
     if math.isnan(fa) or math.isnan(fb):
         return math.isnan(fa) and math.isnan(fb)
     return math.isclose(fa, fb, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
@@ -542,7 +552,7 @@ class _Echo:
         _leaves(parameters, leaves)
         texts = [query] + [str(x) for x in leaves if isinstance(x, str)]
         numbers = [v for t in texts for v, _tol in number_readings(t)]
-        numbers += [float(x) for x in leaves if _is_number(x) and math.isfinite(x)]
+        numbers += [f for f in (_as_float(x) for x in leaves if _is_number(x)) if math.isfinite(f)]
         return cls("\n".join(_norm_text(t) for t in texts), tuple(numbers))
 
     def has_text(self, phrase: str) -> bool:
@@ -575,7 +585,7 @@ def _probes(result: Any, echo: _Echo) -> _Probes:
         if isinstance(leaf, bool) or leaf is None:
             continue
         if _is_number(leaf):
-            add_number(float(leaf))
+            add_number(_as_float(leaf))
             continue
         text = str(leaf)
         whole = _whole_number(text)

@@ -61,7 +61,7 @@ def test_handcrafted_transcript_field_by_field():
     assert first.ground_truth_assistant == "IB3120"
     tools = first.agentic.tools_used
     assert [t.tool_name for t in tools] == ["search_flights", "get_weather", "book_flight"]
-    assert [t.step for t in tools] == [1, 2, 3]
+    assert [t.step for t in tools] == [1, 1, 2]  # c1 and c2 were made together: parallel
     assert tools[0].parameters == {"origin": "MAD", "destination": "BER"}
     assert tools[0].result == "IB3120 at 142 EUR"          # not JSON: kept as text
     assert tools[1].result == {"temp_c": 21}               # JSON: parsed (answered out of order)
@@ -97,6 +97,77 @@ def test_calls_after_the_final_answer_are_not_counted_and_unanswered_turns_keep_
     assert [t.tool_name for t in ds.conversation[1].agentic.tools_used] == ["never_answered"]
     assert ds.conversation[1].agentic.tools_used[0].result is None
     assert ds.context == ""
+
+
+def test_calls_of_one_message_share_a_step_and_list_order_does_not_matter():
+    def transcript(first_batch):
+        return [
+            {"role": "user", "content": "q"},
+            {"role": "assistant", "content": None, "tool_calls": first_batch},
+            {"role": "tool", "tool_call_id": "a", "content": "1"},
+            {"role": "tool", "tool_call_id": "b", "content": "2"},
+            {"role": "assistant", "content": "thinking", "tool_calls": [call("c", "third", {})]},
+            {"role": "tool", "tool_call_id": "c", "content": "3"},
+            {"role": "assistant", "content": None, "tool_calls": []},  # no calls: no step
+            {"role": "assistant", "content": None, "tool_calls": [call("d", "fourth", {}),
+                                                                  call("e", "fifth", {})]},
+            {"role": "assistant", "content": "done"},
+            {"role": "user", "content": "q2"},  # steps restart in each user turn
+            {"role": "assistant", "content": None, "tool_calls": [call("f", "sixth", {})]},
+            {"role": "assistant", "content": "ok"},
+        ]
+
+    ab = [call("a", "first", {}), call("b", "second", {})]
+    ds = dataset_from_openai_messages(transcript(ab), session_id="s", assistant_id="b")
+    used = ds.conversation[0].agentic.tools_used
+    assert [(t.tool_name, t.step) for t in used] == [
+        ("first", 1), ("second", 1), ("third", 2), ("fourth", 3), ("fifth", 3)]
+    assert [(t.tool_name, t.step) for t in ds.conversation[1].agentic.tools_used] == [("sixth", 1)]
+
+    # the sequence score no longer depends on the arbitrary order of one message's call list
+    from agenteval.metrics.tools import score_tool_use
+
+    # strict order first -> second: both list orders score the same (before, "ab" scored 1.0 and
+    # "ba" less); parallel expected calls are fully in order either way
+    strict = {"tool_sequence_matters": True, "expected_tools": [
+        {"tool_name": name, "step": k} for k, name in
+        enumerate(["first", "second", "third", "fourth", "fifth"], start=1)]}
+    parallel = {"tool_sequence_matters": True, "expected_tools": [
+        {"tool_name": "second", "step": 1}, {"tool_name": "first", "step": 1},
+        {"tool_name": "third", "step": 2}, {"tool_name": "fourth", "step": 3},
+        {"tool_name": "fifth", "step": 3}]}
+    ba = [call("b", "second", {}), call("a", "first", {})]
+    convs = [dataset_from_openai_messages(transcript(batch), session_id="s",
+                                          assistant_id="b").conversation[0] for batch in (ab, ba)]
+    strict_scores = [score_tool_use(c.agentic, strict, c.assistant).sequence_correct for c in convs]
+    parallel_scores = [score_tool_use(c.agentic, parallel, c.assistant).sequence_correct
+                       for c in convs]
+    assert strict_scores[0] == strict_scores[1] < 1.0
+    assert parallel_scores == [1.0, 1.0]
+
+
+def test_numbers_too_long_for_int_do_not_fail_the_trace():
+    # Python's int() refuses more than 4300 digits; json.loads raised ValueError (not a
+    # JSONDecodeError) on such a tool output or argument, crashing the whole conversion.
+    huge = "9" * 5000
+    messages = [
+        {"role": "user", "content": "q"},
+        {"role": "assistant", "content": None,
+         "tool_calls": [call("a", "calc", '{"x": ' + huge + ', "y": 2}')]},
+        {"role": "tool", "tool_call_id": "a", "content": '{"value": ' + huge + ', "n": 37}'},
+        {"role": "assistant", "content": "It is 37, not 1e99999999."},
+    ]
+    ds = dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
+    (used,) = ds.conversation[0].agentic.tools_used
+    assert used.parameters == {"x": float("inf"), "y": 2}  # as json reads 1e5000
+    assert used.result == {"value": float("inf"), "n": 37}
+
+    from agenteval.metrics.tools import score_tool_use
+
+    batch = ds.conversation[0]
+    score = score_tool_use(batch.agentic, {"expected_tools": [{"tool_name": "calc"}]},
+                           batch.assistant)
+    assert score.utilization_evidence == "found"
 
 
 def test_explicit_context_overrides_system_messages():

@@ -176,3 +176,30 @@ def test_cli_exits_1_when_nothing_could_be_judged(
     assert main(args) == 1
     err = capsys.readouterr().err
     assert "could not be judged" in err and "no interaction could be judged" in err
+
+
+def test_cli_and_api_share_the_openai_base_url_key_rule(
+        server: FakeOpenAI, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """$OPENAI_BASE_URL and $OPENAI_API_KEY are a pair (as in the openai SDK), in both places."""
+    data = tmp_path / "suite.jsonl"
+    data.write_text(json.dumps(suite()[1]) + "\n")
+    monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-PAIRED-KEY")
+    assert main(["run", str(data), "--k", "1", "--judge", "llm", "--judge-model", "m", "--no-cache"]) == 0
+    from agenteval.judge.llm import LLMJudge
+
+    judge = LLMJudge("m", cache=False, progress=False)
+    Agentic.run([suite()[1]], judge, k=1)
+    assert {h.get("Authorization") for h in server.headers} == {"Bearer sk-PAIRED-KEY"}
+    assert len(server.headers) == 2
+
+
+def test_cli_names_the_causes_of_judge_failures(
+        server: FakeOpenAI, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    data = tmp_path / "suite.jsonl"
+    data.write_text(json.dumps(suite()[0]) + "\n")
+    server.on("server fails", Status(400))  # not retried: keeps the test fast
+    assert main(["run", str(data), "--k", "1", "--judge", "llm", "--judge-model", "m",
+                 "--base-url", server.base_url, "--no-cache"]) == 0
+    err = capsys.readouterr().err
+    assert "1 interaction(s) could not be judged" in err and "400" in err

@@ -161,3 +161,109 @@ def test_sync_wrapper_inside_running_loop_uses_a_worker_thread() -> None:
     threads.clear()
     assert Recording().judge_answers([AnswerItem("q", "9", "8")])[0].score == 0.0
     assert threads == [threading.current_thread().name]
+
+
+# ----------------------------------------------------------------------------- signs
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "expected"),
+    [
+        # a sign is part of the number: no "exact match after normalisation" across signs;
+        # token F1 is 0 too ("5°c" vs "-5°c" share no token), so the cap does not matter
+        ("5°C", "-5°C", 0.0),
+        ("-5°C", "5°C", 0.0),
+        ("-5", "5", 0.0),
+        ("5", "-5", 0.0),
+        ("The temperature dropped to 3", "-3", 0.0),
+        ("It fell to -3", "-3", 1.0),
+        ("-5", "-5", 1.0),
+        # the Unicode minus (U+2212) is the same sign as "-"
+        ("\u22125", "-5", 1.0),
+        ("It is \u22125°C", "-5°C", 1.0),
+        ("-5°C", "\u22125 °C", 1.0),  # "°c" glued to the answer's number still counts
+        ("\u22125", "5", 0.0),
+        ("23°C", "23 °C", 1.0),  # a unit glued to the answer's number or not: the same words
+        ("23°F", "23 °C", 0.0),
+        # a minus between numbers is an operator, not a sign
+        ("5 - 3", "5 - 3", 1.0),
+        ("5 - 3 = 2", "5 - 3 = 2", 1.0),
+        ("The result of 5 - 3 is 2", "2", 1.0),
+        ("5-3", "5 - 3", 1.0),
+        ("2019-2020", "2019-2020", 1.0),
+        # punctuation removal no longer merges different numbers into one "exact" text:
+        # "1.5" vs "1 5" and "-$5" vs "$5" have F1 1 over equal tokens, capped at 0.5
+        ("1.5", "1 5", 0.5),
+        ("-$5", "$5", 0.5),
+        ("$5", "-$5", 0.5),
+    ],
+)
+def test_signs_matter(answer: str, reference: str, expected: float) -> None:
+    assert score_answer(answer, reference).score == pytest.approx(expected)
+
+
+def test_normalisation_keeps_a_minus_sign_only_before_a_digit() -> None:
+    assert normalize_text("-5°C") == "-5°c"
+    assert normalize_text("\u22125 and (-2)") == "-5 and -2"
+    assert normalize_text("5 - 3") == normalize_text("5-3") == "5 3"
+    assert normalize_text("x-1 and x \u2212 y") == "x 1 and x y"
+    assert normalize_text("well - known") == "well known"
+    assert normalize_text("\ue0005") == "5"  # the internal stand-in cannot be smuggled in
+    assert token_f1("-5", "5") == 0.0
+
+
+# ----------------------------------------------------------------------------- hostile numbers
+
+
+def _promptly(answer: str, reference: str, seconds: float = 5.0) -> Verdict:
+    """score_answer in a daemon thread: a hang fails the test instead of the suite."""
+    import threading
+
+    out: dict = {}
+
+    def run() -> None:
+        try:
+            out["v"] = score_answer(answer, reference)
+        except BaseException as exc:
+            out["e"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert not worker.is_alive(), f"score_answer still running after {seconds} s"
+    if "e" in out:
+        raise out["e"]
+    return out["v"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "reference", "expected"),
+    [
+        # beyond float range, compared exactly (not as inf == inf)
+        ("3", "about 1e400", 0.0),  # was OverflowError
+        ("about 1e400", "1e400", 1.0),
+        ("1.0e400 exactly", "1e400", 1.0),
+        ("1e401", "1e400", 0.0),  # 1e401 is too big a exponent: text, and no 1e400 in it
+        ("2e399", "1e399", 0.0),
+        ("0", "1e-400", 0.0),
+        # beyond Python's 4300-digit int() limit: text (was ValueError)
+        ("1" * 5000, "42", 0.0),
+        ("42, not " + "9" * 5000, "42", 1.0),
+        ("9" * 5000, "9" * 5000, 1.0),
+        ("9" * 5000, "9" * 4999, 0.0),
+        # exponents too large to compute: text (was a hang in Fraction(10) ** exp)
+        ("the answer is 1e99999999", "42", 0.0),
+        ("42, not 1e99999999", "42", 1.0),
+        ("42", "the answer is 1e99999999", 0.0),
+        ("1e99999999", "1e99999999", 1.0),
+        ("1e" + "9" * 100_000, "3", 0.0),
+    ],
+)
+def test_hostile_numbers_return_promptly(answer: str, reference: str, expected: float) -> None:
+    assert _promptly(answer, reference).score == pytest.approx(expected)
+
+
+def test_messages_show_numbers_beyond_float_range_exactly() -> None:
+    assert "1e+400 not found" in _promptly("3", "about 1e400").reasoning
+    assert "1.5e-400 not found" in _promptly("0", "1.5e-400").reasoning
+    assert extract_numbers("1e400 or -1e400 and 7") == [float("inf"), float("-inf"), 7.0]

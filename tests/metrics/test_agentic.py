@@ -143,6 +143,20 @@ def test_wrong_tools_make_a_correct_answer_incorrect() -> None:
     assert m.correct_interactions == 0 and m.is_fully_correct is False
 
 
+def test_unknown_tool_result_use_is_not_scored_zero_offline() -> None:
+    """No evidence in the answer and no flag (as in OpenAI transcripts): unknown, not 0."""
+    call = {"tool_name": "search", "parameters": {"q": "tour winner"}, "result": "Tadej Pogacar", "step": 1}
+    truth = {"expected_tools": [{"tool_name": "search", "parameters": {"q": "tour winner"}}]}
+    no_flag = conv("s1", [("yes", "yes")], tools={"agentic": {"tools_used": [call]},
+                                                  "ground_truth_agentic": truth})
+    flag_true = conv("s2", [("yes", "yes")], tools={
+        "agentic": {"tools_used": [call], "final_answer_uses_tools": True}, "ground_truth_agentic": truth})
+    s1, s2 = Agentic.run([no_flag, flag_true], k=1)
+    assert s1.interactions[0].is_correct is None
+    assert s1.interactions[0].judge_error.startswith("tool-result use: unresolved")
+    assert s2.is_fully_correct is True  # offline, the agent's own flag decides an ambiguous case
+
+
 def test_tool_use_is_scored_only_where_expectations_are_given() -> None:
     used = {"agentic": {"tools_used": [{"tool_name": "search", "parameters": {"q": "x"}}]}}
     no_expectation = conv("s1", [("4", "4")], tools=used)
@@ -187,6 +201,12 @@ def test_nothing_judged_is_nan_not_the_prior() -> None:
     assert not math.isnan(results[1].pass_at_k)
 
 
+def test_comparison_with_an_unjudged_agent_is_nan() -> None:
+    suite = [conv("s1", [("8", "8")], agent="a"), conv("s2", [("fail", "8")], agent="b")]
+    (cmp,) = Agentic.run(suite, FlakyJudge(), k=1, statistical_mode=BayesianMode()).summary().comparisons
+    assert math.isnan(cmp.difference) and math.isnan(cmp.prob_a_better) and math.isnan(cmp.difference_low)
+
+
 def test_an_agent_named_all_is_not_counted_twice() -> None:
     suite = [conv("s1", [("8", "8")], agent="all"), conv("s2", [("9", "8")], agent="b")]
     rows = Agentic.run(suite, k=1).summary().rows
@@ -209,6 +229,8 @@ def test_strict_raises_on_judge_failure() -> None:
 @pytest.mark.parametrize(("kwargs", "match"), [
     ({"k": 0}, "k must be"), ({"k": 2.5}, "k must be"), ({}, "k is required"),
     ({"k": 1, "threshold": 1.5}, "threshold"), ({"k": 1, "tool_threshold": -0.1}, "tool_threshold"),
+    ({"k": 1, "threshold": True}, "threshold"), ({"k": 1, "threshold": "0.5"}, "threshold"),
+    ({"k": 1, "treshold": 0.5}, "'treshold'"),
 ])
 def test_bad_options(kwargs: dict, match: str) -> None:
     with pytest.raises(ConfigError, match=match):

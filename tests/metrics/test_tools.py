@@ -779,3 +779,14 @@ def test_utilization_outcome_table(flag, answer, want):
     u = used(call("w", result={"temp_c": 21.5}, city="P"), flag=flag)
     s = score_tool_use(u, expected(exp("w", city="P")), answer)
     assert (s.result_utilization, s.utilization_evidence) == want
+
+
+def test_integers_too_large_for_a_float_do_not_crash():
+    # JSON allows integers of any size; they must be compared exactly and never raise
+    from agenteval.metrics.tools import find_result_evidence, values_equal
+
+    assert find_result_evidence([10**400], "1").found == {}
+    assert values_equal(10**400, 10**400) and not values_equal(10**400, 1e308)
+    s = score_tool_use({"tools_used": [{"tool_name": "a", "parameters": {"x": 10**400}, "result": 10**500}]},
+                       {"expected_tools": [{"tool_name": "a", "parameters": {"x": 10**400}}]}, "ok", query="q")
+    assert s.parameter_accuracy == 1.0

@@ -269,6 +269,24 @@ def test_compare_against_closed_form_and_monte_carlo(n1: int, c1: int, n2: int, 
     assert again["ci_low"] == out["ci_low"]
 
 
+@pytest.mark.parametrize(("n1", "c1", "n2", "c2"), [
+    (20, 20, 1_000_000, 999_990), (8, 3, 51_141, 43_908), (6, 1, 546, 472), (23, 20, 34_643, 19_157),
+    (1_000_000, 999_990, 20, 20),
+])
+def test_compare_small_agent_against_large_agent(n1: int, c1: int, n2: int, c2: int) -> None:
+    """One posterior much narrower than the other: the step in the integrand must not be missed."""
+    a1, b1, a2, b2 = 1 + c1, 1 + n1 - c1, 1 + c2, 1 + n2 - c2
+    if a1 <= a2:  # P(p1 > p2) as a direct sum over a1 terms (no 1 - x cancellation for tiny values)
+        terms = [betaln(a2 + i, b2 + b1) - math.log(b1 + i) - betaln(1 + i, b1) - betaln(a2, b2)
+                 for i in range(a1)]
+        top = max(terms)
+        expected = math.exp(top) * math.fsum(math.exp(t - top) for t in terms)
+    else:
+        expected = _prob_greater_closed_form(a1, b1, a2, b2)
+    got = BayesianMode().compare(n1, c1, n2, c2)["prob_greater"]
+    assert got == pytest.approx(expected, rel=1e-6)
+
+
 def test_compare_vectorised_and_independent_streams() -> None:
     mode = BayesianMode(mc_samples=2000)
     out = mode.compare([10, 10], [7, 5], 10, 5)
