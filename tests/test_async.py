@@ -39,7 +39,10 @@ def test_inside_a_running_loop_result_and_error() -> None:
 
 
 CHILD = textwrap.dedent("""
-    import asyncio, sys
+    import asyncio, signal, sys
+    # a kernel installs its own SIGINT handler; do the same, since a background parent (CI) may
+    # have left SIGINT ignored, and an ignored signal is inherited
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from agenteval.judge.base import AnswerItem
     from agenteval.judge.llm import LLMJudge
 
