@@ -10,6 +10,8 @@ The CLI and the magic print these as one line; anything else is a bug and keeps 
 
 from __future__ import annotations
 
+import operator
+
 
 class AgentEvalError(ValueError):
     """Root of every error a user can cause."""
@@ -43,36 +45,38 @@ class JudgeError(AgentEvalError):
 
 
 def check_k(k: object) -> int:
-    """Validate k for pass@k / pass^k: an integer >= 1."""
-    if isinstance(k, bool) or not isinstance(k, (int,)) and not (hasattr(k, "__index__")):
-        raise ConfigError(f"k must be an integer >= 1, got {k!r}")
-    k = int(k)  # type: ignore[call-overload]
-    if k < 1:
-        raise ConfigError(f"k must be an integer >= 1, got {k}")
-    return k
+    """Validate k for pass@k / pass^k: an integer >= 1 (numpy integers too; not a bool)."""
+    try:
+        if isinstance(k, bool):
+            raise TypeError
+        value = operator.index(k)  # type: ignore[arg-type]
+    except TypeError:
+        raise ConfigError(f"k must be an integer >= 1, got {k!r}") from None
+    if value < 1:
+        raise ConfigError(f"k must be an integer >= 1, got {value}")
+    return value
 
 
 def check_unit(name: str, value: object) -> float:
-    """Validate a threshold or level in [0, 1] (a real number; not a bool or a string)."""
-    if isinstance(value, (bool, str, bytes)):
-        raise ConfigError(f"{name} must be a number in [0, 1], got {value!r}")
-    try:
-        v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        raise ConfigError(f"{name} must be a number in [0, 1], got {value!r}") from None
-    if not 0.0 <= v <= 1.0:
-        raise ConfigError(f"{name} must be in [0, 1], got {value!r}")
-    return v
+    """Validate a threshold in the closed interval [0, 1]."""
+    return _check_fraction(name, value, closed=True)
 
 
 def check_level(name: str, value: object) -> float:
     """Validate an interval level in the open interval (0, 1)."""
-    if isinstance(value, (bool, str, bytes)):
-        raise ConfigError(f"{name} must be a number in (0, 1), got {value!r}")
+    return _check_fraction(name, value, closed=False)
+
+
+def _check_fraction(name: str, value: object, *, closed: bool) -> float:
+    """A real number (not a bool or a string) inside [0, 1] or (0, 1)."""
+    span = "[0, 1]" if closed else "(0, 1)"
     try:
+        if isinstance(value, (bool, str, bytes)):
+            raise TypeError
         v = float(value)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        raise ConfigError(f"{name} must be a number in (0, 1), got {value!r}") from None
-    if not 0.0 < v < 1.0:
-        raise ConfigError(f"{name} must be in (0, 1), got {value!r}")
+        raise ConfigError(f"{name} must be a number in {span}, got {value!r}") from None
+    inside = 0.0 <= v <= 1.0 if closed else 0.0 < v < 1.0
+    if not inside:
+        raise ConfigError(f"{name} must be in {span}, got {value!r}")
     return v

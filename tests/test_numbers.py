@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import math
-import threading
 from fractions import Fraction as F
 
 import pytest
 
+from tests.helpers import finishes
 from agenteval._numbers import (
     MAX_DIGITS,
     MAX_EXPONENT,
@@ -114,23 +114,6 @@ def test_docstring_examples():
 # ----------------------------------------------------------------------------- hostile input
 # Any model output reaches the parser: it must neither raise nor spend unbounded time.
 
-def finishes(fn, *args, seconds: float = 5.0, **kwargs):
-    """Call ``fn`` in a daemon thread; fail (instead of hanging the suite) if it takes too long."""
-    out: dict = {}
-
-    def run() -> None:
-        try:
-            out["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # re-raised below, in the test's thread
-            out["error"] = exc
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), f"{fn.__name__} still running after {seconds} s"
-    if "error" in out:
-        raise out["error"]
-    return out["value"]
 
 
 def test_exponent_bound_is_exact_at_the_edge():

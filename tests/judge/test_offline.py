@@ -217,23 +217,9 @@ def test_normalisation_keeps_a_minus_sign_only_before_a_digit() -> None:
 
 def _promptly(answer: str, reference: str, seconds: float = 5.0) -> Verdict:
     """score_answer in a daemon thread: a hang fails the test instead of the suite."""
-    import threading
+    from tests.helpers import finishes
 
-    out: dict = {}
-
-    def run() -> None:
-        try:
-            out["v"] = score_answer(answer, reference)
-        except BaseException as exc:
-            out["e"] = exc
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(seconds)
-    assert not worker.is_alive(), f"score_answer still running after {seconds} s"
-    if "e" in out:
-        raise out["e"]
-    return out["v"]
+    return finishes(score_answer, answer, reference, seconds=seconds)
 
 
 @pytest.mark.parametrize(
