@@ -36,7 +36,7 @@ def test_prompt_renders_what_the_item_carries(make_judge, fake_server, judge_fla
     bare = AnswerItem(query="q now", answer="a now", ground_truth="t")
     full = AnswerItem(query="q now", answer="a now", ground_truth="t", context="CTX-TEXT",
                       history=(("PRIOR-QUESTION", "PRIOR-ANSWER"), ("Q2", "A2")))
-    judge = make_judge(cache=False, include_history=judge_flag)
+    judge = make_judge(cache=False, include_history=judge_flag, max_concurrency=1)  # request order
     assert judge.include_history is judge_flag
     judge.judge_answers([bare, full])
     without, with_history = (r["messages"][1]["content"] for r in fake_server.requests)
