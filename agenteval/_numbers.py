@@ -25,6 +25,8 @@ is read as text, not as a number, and the float readings leave out values a floa
 
 from __future__ import annotations
 
+import functools
+
 import math
 import re
 import unicodedata
@@ -84,12 +86,14 @@ def find_numbers(text: str) -> list[WrittenNumber]:
     >>> float(find_numbers("2.5 million")[0].value)
     2500000.0
     """
-    out: list[WrittenNumber] = []
-    for m in _NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)):
-        number = _parse(m)
-        if number is not None:
-            out.append(number)
-    return out
+    return list(_numbers_in(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _numbers_in(text: str) -> tuple[WrittenNumber, ...]:
+    """Cached: the same answer and tool texts are searched once per call they appear in."""
+    parsed = (_parse(m) for m in _NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)))
+    return tuple(n for n in parsed if n is not None)
 
 
 def _parse(m: re.Match[str]) -> WrittenNumber | None:
@@ -140,15 +144,20 @@ def number_readings(text: str) -> list[tuple[float, float]]:
     gives its bare mantissa (a result may be in millions), a percentage also its fraction:
     ``"42%"`` -> (42, 0.5), (0.42, 0.005); ``"2.5 million"`` -> (2.5, 0.05), (2.5e6, 5e4).
     """
+    return list(_readings_in(text))
+
+
+@functools.lru_cache(maxsize=8192)
+def _readings_in(text: str) -> tuple[tuple[float, float], ...]:
     out: list[tuple[float, float]] = []
-    for n in find_numbers(text):
+    for n in _numbers_in(text):
         readings = [(n.value, n.half_unit)]
         if n.scale != 1:
             readings.insert(0, (n.value / n.scale, n.half_unit / n.scale))
         if n.percent:
             readings.append((n.value / 100, n.half_unit / 100))
         out.extend(r for r in (_reading(v, h) for v, h in readings) if r is not None)
-    return out
+    return tuple(out)
 
 
 def is_whole_number(text: str) -> bool:
