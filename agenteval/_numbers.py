@@ -89,11 +89,21 @@ def find_numbers(text: str) -> list[WrittenNumber]:
     return list(_numbers_in(text))
 
 
-@functools.lru_cache(maxsize=8192)
+CACHED_TEXT_CHARS = 2048
+"""Texts up to this length are parsed once and cached (answers and tool results repeat across
+calls); longer ones are parsed each time, so the cache never holds large documents."""
+
+
 def _numbers_in(text: str) -> tuple[WrittenNumber, ...]:
-    """Cached: the same answer and tool texts are searched once per call they appear in."""
+    return _numbers_in_cached(text) if len(text) <= CACHED_TEXT_CHARS else _parse_all(text)
+
+
+def _parse_all(text: str) -> tuple[WrittenNumber, ...]:
     parsed = (_parse(m) for m in _NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)))
     return tuple(n for n in parsed if n is not None)
+
+
+_numbers_in_cached = functools.lru_cache(maxsize=8192)(_parse_all)
 
 
 def _parse(m: re.Match[str]) -> WrittenNumber | None:
@@ -105,9 +115,12 @@ def _parse(m: re.Match[str]) -> WrittenNumber | None:
     if len(digits) - ("." in digits) > MAX_DIGITS:
         return None
     exp = m.group("exp")
-    # the exponent's digits are checked as text first: int() of a huge run is itself slow
-    if exp is not None and (len(exp.lstrip("+-").lstrip("0")) > 4 or abs(int(exp)) > MAX_EXPONENT):
-        return None
+    if exp is not None:
+        # checked as text first: int() of a huge run is slow, or refused past 4300 digits
+        magnitude = exp.lstrip("+-").lstrip("0") or "0"
+        if len(magnitude) > 4 or int(magnitude) > MAX_EXPONENT:
+            return None
+        exp = f"-{magnitude}" if exp.startswith("-") else magnitude
     decimals = len(digits.split(".")[1]) if "." in digits else 0
     value = Fraction(digits)
     half = Fraction(1, 2 * 10**decimals)
@@ -144,10 +157,9 @@ def number_readings(text: str) -> list[tuple[float, float]]:
     gives its bare mantissa (a result may be in millions), a percentage also its fraction:
     ``"42%"`` -> (42, 0.5), (0.42, 0.005); ``"2.5 million"`` -> (2.5, 0.05), (2.5e6, 5e4).
     """
-    return list(_readings_in(text))
+    return list(_readings_in(text) if len(text) > CACHED_TEXT_CHARS else _readings_in_cached(text))
 
 
-@functools.lru_cache(maxsize=8192)
 def _readings_in(text: str) -> tuple[tuple[float, float], ...]:
     out: list[tuple[float, float]] = []
     for n in _numbers_in(text):
@@ -158,6 +170,9 @@ def _readings_in(text: str) -> tuple[tuple[float, float], ...]:
             readings.append((n.value / 100, n.half_unit / 100))
         out.extend(r for r in (_reading(v, h) for v, h in readings) if r is not None)
     return tuple(out)
+
+
+_readings_in_cached = functools.lru_cache(maxsize=8192)(_readings_in)
 
 
 def is_whole_number(text: str) -> bool:

@@ -87,7 +87,8 @@ def make_judge(args: argparse.Namespace) -> Any:
     """
     if args.judge == "offline":
         for name in _LLM_ONLY:
-            if getattr(args, name):
+            value = getattr(args, name)
+            if value is not None and value is not False:  # 0 is a value given, too
                 raise ConfigError(f"--{name.replace('_', '-')} applies to --judge llm")
         from agenteval.judge.offline import OfflineJudge
 
@@ -103,7 +104,7 @@ def make_judge(args: argparse.Namespace) -> Any:
 
     cache: Any = False if args.no_cache else (args.cache or True)
     return LLMJudge(args.judge_model, base_url=args.base_url, api_key=api_key,
-                    max_concurrency=args.max_concurrency or 16, max_calls=args.max_calls,
+                    max_concurrency=16 if args.max_concurrency is None else args.max_concurrency, max_calls=args.max_calls,
                     cache=cache, use_structured_output=not args.plain_text, strict=args.strict)
 
 

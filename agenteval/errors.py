@@ -74,7 +74,7 @@ def _check_fraction(name: str, value: object, *, closed: bool) -> float:
         if isinstance(value, (bool, str, bytes)):
             raise TypeError
         v = float(value)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ConfigError(f"{name} must be a number in {span}, got {value!r}") from None
     inside = 0.0 <= v <= 1.0 if closed else 0.0 < v < 1.0
     if not inside:

@@ -12,7 +12,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from agenteval import Agentic, BayesianMode
+from agenteval import Agentic, BayesianMode, _numbers
 
 DEMO = Path(__file__).resolve().parents[1] / "data" / "agentic_demo.jsonl"
 
@@ -39,6 +39,8 @@ def main() -> None:
         path = Path(tmp) / "suite.jsonl"
         interactions = replicate(args.copies, path)
         Agentic.run(str(DEMO), k=3)  # warm-up: imports are not part of the timing
+        _numbers._numbers_in_cached.cache_clear()  # ...but the warm-up's parsed texts are
+        _numbers._readings_in_cached.cache_clear()
 
         t0 = time.perf_counter()
         records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

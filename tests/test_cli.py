@@ -69,6 +69,7 @@ def test_missing_file_and_usage_errors_exit_2(tmp_path: Path, capsys: pytest.Cap
     (["--judge-model", "m"], "--judge-model applies to --judge llm"),
     (["--max-calls", "5"], "--max-calls applies to --judge llm"),
     (["--no-cache"], "--no-cache applies to --judge llm"),
+    (["--max-calls", "0"], "--max-calls applies to --judge llm"),
 ])
 def test_flags_that_would_be_ignored_are_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                       args: list[str], message: str) -> None:

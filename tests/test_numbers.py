@@ -179,3 +179,19 @@ def test_tool_scorer_with_hostile_tool_results():
                      {"tools_used": [{"tool_name": "calc", "parameters": {}, "result": 37.5}]},
                      {"expected_tools": [{"tool_name": "calc"}]}, "1e99999999 or " + "9" * 5000)
     assert score.utilization_evidence != "found"
+
+
+def test_exponent_with_thousands_of_leading_zeros_is_read_without_error():
+    text = "1e" + "0" * 5000 + "5"
+    assert [float(n.value) for n in finishes(find_numbers, text)] == [1e5]
+
+
+def test_long_texts_are_not_cached():
+    from agenteval import _numbers
+
+    _numbers._numbers_in_cached.cache_clear()
+    long_text = "12 " * _numbers.CACHED_TEXT_CHARS
+    assert len(find_numbers(long_text)) == _numbers.CACHED_TEXT_CHARS
+    assert _numbers._numbers_in_cached.cache_info().currsize == 0
+    find_numbers("7 days")
+    assert _numbers._numbers_in_cached.cache_info().currsize == 1

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from agenteval.core import jsonio
 from agenteval.errors import ConfigError, DataError
 from agenteval.schemas.common import Dataset
 
@@ -213,10 +214,12 @@ def _read_jsonl(path: Path) -> list[tuple[Any, int]]:
         if not line.strip():
             continue
         try:
-            records.append((json.loads(line), number))
+            records.append((jsonio.loads(line), number))
         except json.JSONDecodeError as exc:
             raise DataError(f"malformed JSON at column {exc.colno}: {exc.msg}",
                             source=str(path), line=number) from None
+        except jsonio.TooDeep as exc:
+            raise DataError(str(exc), source=str(path), line=number) from None
     if not records:
         raise DataError("no conversations found: the file is empty", source=str(path))
     return records
@@ -228,7 +231,6 @@ def _read_json_list(path: Path) -> list[tuple[Any, int]]:
     A top-level object is read as a single conversation.
     """
     text = _read_text(path)
-    decoder = json.JSONDecoder()
 
     def fail(message: str, pos: int) -> DataError:
         line = text.count("\n", 0, pos) + 1
@@ -243,9 +245,11 @@ def _read_json_list(path: Path) -> list[tuple[Any, int]]:
 
     def decode(pos: int) -> tuple[Any, int]:
         try:
-            return decoder.raw_decode(text, pos)
+            return jsonio.raw_decode(text, pos)
         except json.JSONDecodeError as exc:
             raise fail(exc.msg, exc.pos) from None
+        except jsonio.TooDeep as exc:
+            raise fail(str(exc), pos) from None
 
     pos = skip_ws(0)
     if pos == len(text):
@@ -396,10 +400,12 @@ class DataFrameRetriever(Retriever):
             for col in _JSON_COLUMNS:
                 if isinstance(values.get(col), str):
                     try:
-                        values[col] = json.loads(values[col])
+                        values[col] = jsonio.loads(values[col])
                     except json.JSONDecodeError as exc:
                         raise where.error(f"malformed JSON at column {exc.colno}: {exc.msg}",
                                           col) from None
+                    except jsonio.TooDeep as exc:
+                        raise where.error(str(exc), col) from None
             if "session_id" not in values:
                 raise where.error("missing required field", "session_id")
             session = values["session_id"]

@@ -25,6 +25,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from agenteval.core import jsonio
 from agenteval.errors import ConfigError, DataError
 from agenteval.schemas.common import Dataset, ExpectedTool
 
@@ -100,27 +101,14 @@ def _text(content: Any, field: str, ctx: _Ctx) -> str:
                     field)
 
 
-def _parse_int(digits: str) -> int | float:
-    """A JSON integer; one too long for ``int()`` (Python's 4300-digit limit) becomes a float
-    (``inf``), as ``json`` already does for ``1e5000``, rather than failing the whole trace."""
-    try:
-        return int(digits)
-    except ValueError:
-        return float(digits)
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_int=_parse_int)
-
-
 def _maybe_json(text: str) -> Any:
     """Tool output: parsed when it is JSON, else the text itself."""
     stripped = text.strip()
     if not stripped:
         return text
     try:
-        return _loads(stripped)
-    except ValueError:  # JSONDecodeError, or anything else json rejects: keep the text
+        return jsonio.loads(stripped)
+    except ValueError:  # malformed, or nested too deeply: keep the text
         return text
 
 
@@ -132,10 +120,12 @@ def _parse_arguments(raw: Any, field: str, ctx: _Ctx) -> dict[str, Any]:
     if not isinstance(raw, str):
         raise ctx.error(f"expected a JSON string, got {_what(raw)}", field)
     try:
-        value = _loads(raw)
+        value = jsonio.loads(raw)
     except json.JSONDecodeError as exc:
         raise ctx.error(f"malformed JSON arguments at column {exc.colno}: {exc.msg} "
                         f"(got {_what(raw)})", field) from None
+    except jsonio.TooDeep as exc:
+        raise ctx.error(f"arguments: {exc}", field) from None
     if not isinstance(value, dict):
         raise ctx.error(f"arguments must be a JSON object, got {_what(value)}", field)
     return value

@@ -44,11 +44,11 @@ unexpected). Each mismatching key is explained in ``reasoning`` as
 list position. Calls sharing a step are parallel: there is no order between them. If nothing
 matched, ``sequence_correct = 0``. Otherwise, when ``tool_sequence_matters`` is False it is
 1.0; when True, it is the size of the largest set of matched pairs that agree on order,
-divided by the number of matched pairs (1.0 for a single matched call). Pairs agree when an
-expected "before" (smaller expected step) is also a used "before" (strictly smaller used step):
-expected calls sharing a step may be made in any order, and calls the agent made in parallel
-(one step) are in order only where the expected calls share a step too. Extra and missing calls
-are already charged by selection and parameters, so they do not lower this score.
+divided by the number of matched pairs (1.0 for a single matched call). Pairs agree unless an
+expected "before" (smaller expected step) was used "after" (larger used step): expected calls
+sharing a step may be made in any order, and calls the agent made in parallel (one step, e.g.
+several tool calls in one assistant message) show no wrong order. Extra and missing calls are
+already charged by selection and parameters, so they do not lower this score.
 
 **Utilization** (``result_utilization``, with ``utilization_evidence``) asks whether the answer
 uses what the tools returned, from evidence in the answer text combined with the agent's
@@ -313,12 +313,13 @@ def call_order(calls: Sequence[ToolCall | ExpectedTool]) -> list[int]:
 def in_order_count(pairs: Iterable[tuple[int, int]]) -> int:
     """Most ``(expected rank, used rank)`` pairs that agree on order (the sequence numerator).
 
-    A set of pairs agrees when, for any two, an expected "before" (smaller expected rank) is also
-    a used "before" (strictly smaller used rank). Equal expected ranks impose nothing; equal used
-    ranks (parallel calls) only agree with equal expected ranks. With pairs sorted by (expected,
-    used) rank this is the longest non-decreasing run of ``(used, -expected)``.
+    A set of pairs agrees when, for any two, an expected "before" (smaller expected rank) is not
+    a used "after" (larger used rank). Equal expected ranks impose nothing; equal used ranks
+    (calls made together, in parallel) show no wrong order, so they agree with any expected
+    order. With pairs sorted by (expected, used) rank this is the longest non-decreasing run of
+    used ranks.
     """
-    return longest_increasing_subsequence([(u, -e) for e, u in sorted(pairs)], strict=False)
+    return longest_increasing_subsequence([u for _e, u in sorted(pairs)], strict=False)
 
 
 @dataclass(frozen=True)

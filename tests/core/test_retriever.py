@@ -446,3 +446,21 @@ def test_jsonl_records_with_messages_are_read_as_traces(tmp_path):
     s1, t1 = load_datasets(path)
     assert (t1.conversation[0].query, t1.conversation[0].assistant) == ("hi", "hello")
     assert t1.conversation[0].ground_truth_assistant == "hello"
+
+
+def test_deep_nesting_and_huge_integers_are_data_not_tracebacks(tmp_path):
+    from agenteval.core.retriever import load_datasets
+
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text('{"session_id": "s", "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}\n")
+    with pytest.raises(DataError, match=r"deep.jsonl, line 1: JSON nested too deeply"):
+        load_datasets(str(deep))
+    deep_list = tmp_path / "deep.json"
+    deep_list.write_text('[{"session_id": "s", "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}]")
+    with pytest.raises(DataError, match=r"deep.json, line 1: .*nested too deeply"):
+        load_datasets(str(deep_list))
+    huge = tmp_path / "huge.jsonl"
+    huge.write_text('{"session_id": "s", "assistant_id": "a", "metadata": {"n": ' + "9" * 5000 + '}, '
+                    '"conversation": [{"qa_id": "1", "query": "q", "assistant": "x"}]}\n')
+    (ds,) = load_datasets(str(huge))
+    assert ds.metadata["n"] == float("inf")

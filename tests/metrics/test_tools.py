@@ -623,11 +623,12 @@ def test_expected_calls_sharing_a_step_are_unordered(cities):
     assert (s.tool_selection_correct, s.parameter_accuracy, s.sequence_correct) == (1.0, 1.0, 1.0)
 
 
-def test_parallel_used_calls_only_agree_with_parallel_expected_calls():
-    # The agent made a and b at once (one step); b was expected after a: one of the two is out
-    # of order. Expected at one step too: no order is asked, both agree.
+def test_parallel_used_calls_show_no_wrong_order():
+    # The agent made a and b at once (one step, e.g. parallel tool calls in one message): that is
+    # no evidence of a wrong order, whether b was expected after a or together with it.
     u = used(call("a", step=1), call("b", step=1))
-    assert score_tool_use(u, expected(exp("a", step=1), exp("b", step=2)), "").sequence_correct == 0.5
+    assert score_tool_use(u, expected(exp("a", step=1), exp("b", step=2)), "").sequence_correct == 1.0
+    assert score_tool_use(u, expected(exp("a"), exp("b")), "").sequence_correct == 1.0
     assert score_tool_use(u, expected(exp("a", step=1), exp("b", step=1)), "").sequence_correct == 1.0
     # used a before b, expected together: fine
     u2 = used(call("a", step=1), call("b", step=2))
@@ -666,7 +667,7 @@ def _brute_force_lexicographic(u_calls, e_calls):
                            for i, j in zip(us, es)), F(0))
                 pairs = list(zip(us, es))
                 chain = max(r for r in range(k + 1) for sub in itertools.combinations(pairs, r)
-                            if all(ur[i1] < ur[i2] for (i1, j1), (i2, j2) in itertools.permutations(sub, 2)
+                            if all(ur[i1] <= ur[i2] for (i1, j1), (i2, j2) in itertools.permutations(sub, 2)
                                    if er[j1] < er[j2]))
                 best = max(best, (k, tot, chain))
     return best
@@ -706,7 +707,7 @@ def test_in_order_count_definition():
 
     assert in_order_count([]) == 0
     assert in_order_count([(0, 1), (0, 0), (1, 2)]) == 3  # expected tie: any used order
-    assert in_order_count([(0, 0), (1, 0)]) == 1  # used tie where an order was expected
+    assert in_order_count([(0, 0), (1, 0)]) == 2  # used tie (parallel): no wrong order shown
     assert in_order_count([(0, 0), (0, 0)]) == 2  # both parallel
     assert in_order_count([(0, 2), (1, 1), (2, 0)]) == 1
 

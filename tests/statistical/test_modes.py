@@ -287,6 +287,22 @@ def test_compare_small_agent_against_large_agent(n1: int, c1: int, n2: int, c2: 
     assert got == pytest.approx(expected, rel=1e-6)
 
 
+def test_compare_on_a_random_grid_against_the_closed_form() -> None:
+    """Exact to 1e-8 over many (n, c) pairs, small and large, and silent (no IntegrationWarning)."""
+    import warnings
+
+    rng = np.random.default_rng(2024)
+    mode = BayesianMode()
+    for _ in range(300):
+        n1, n2 = (int(x) for x in rng.choice([1, 2, 3, 6, 10, 67, 168, 500], size=2))
+        c1, c2 = int(rng.integers(0, n1 + 1)), int(rng.integers(0, n2 + 1))
+        a1, b1, a2, b2 = 1 + c1, 1 + n1 - c1, 1 + c2, 1 + n2 - c2
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = mode.compare(n1, c1, n2, c2)["prob_greater"]
+        assert got == pytest.approx(_prob_greater_closed_form(a1, b1, a2, b2), abs=1e-8), (n1, c1, n2, c2)
+
+
 def test_compare_vectorised_and_independent_streams() -> None:
     mode = BayesianMode(mc_samples=2000)
     out = mode.compare([10, 10], [7, 5], 10, 5)
