@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from agenteval.core.retriever import load_datasets
-from agenteval.errors import JudgeError, check_k, check_unit
+from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
@@ -47,10 +47,12 @@ __all__ = ["Agentic", "pass_at_k", "pass_pow_k", "pass_at_k_unbiased", "pass_pow
 
 @dataclass(frozen=True)
 class _Slot:
-    """Where an interaction sits: conversation index and interaction index."""
+    """One interaction and where it sits: its conversation's position and data."""
 
     conversation: int
     interaction: int
+    dataset: Dataset
+    batch: Batch
 
 
 class Agentic:
@@ -93,8 +95,6 @@ class Agentic:
             include_history: show the judge the conversation's earlier turns.
         """
         if k is None:
-            from agenteval.errors import ConfigError
-
             raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
         k = check_k(k)
         threshold = check_unit("threshold", threshold)
@@ -128,22 +128,19 @@ def evaluate(
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
     include_history = include_history or bool(getattr(judge, "include_history", False))
-    slots = [_Slot(i, j) for i, ds in enumerate(datasets) for j in range(len(ds.conversation))]
-    items = [_answer_item(datasets[s.conversation], s.interaction, include_history) for s in slots]
+    slots = [_Slot(i, j, ds, batch) for i, ds in enumerate(datasets)
+             for j, batch in enumerate(ds.conversation)]
     run = judge.start_run()
-    outcomes = judge.judge_answers(items)
-    _raise_if_strict(strict, outcomes, slots, datasets)
+    outcomes = judge.judge_answers([_answer_item(s, include_history) for s in slots])
+    _raise_if_strict(strict, outcomes, slots)
 
-    tools = [_score_tools(datasets[s.conversation].conversation[s.interaction], settings)
-             for s in _progress(slots, "scoring tool use")]
-    tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, datasets, settings,
-                                                          strict)
+    tools = [_score_tools(s.batch, settings) for s in _progress(slots, "scoring tool use")]
+    tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
     per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
     for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools)):
-        batch = datasets[slot.conversation].conversation[slot.interaction]
         per_conversation[slot.conversation].append(
-            _interaction_result(batch, outcome, tool, tool_failures.get(index), settings)
+            _interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings)
         )
 
     n = np.array([sum(r.is_correct is not None for r in rs) for rs in per_conversation])
@@ -193,11 +190,11 @@ def _progress(items: Sequence[Any], desc: str) -> Any:
     return tqdm(items, desc=desc, disable=None, leave=False)
 
 
-def _answer_item(ds: Dataset, index: int, include_history: bool) -> AnswerItem:
-    batch = ds.conversation[index]
+def _answer_item(slot: _Slot, include_history: bool) -> AnswerItem:
+    ds, batch = slot.dataset, slot.batch
     history: tuple[tuple[str, str], ...] = ()
     if include_history:
-        history = tuple((b.query, b.assistant) for b in ds.conversation[:index])
+        history = tuple((b.query, b.assistant) for b in ds.conversation[:slot.interaction])
     return AnswerItem(
         query=batch.query, answer=batch.assistant, ground_truth=batch.ground_truth_assistant,
         context=ds.context if include_history else "", history=history,
@@ -220,7 +217,6 @@ def _resolve_ambiguous_utilization(
     judge: Judge,
     tools: list[ToolCorrectnessScore | None],
     slots: list[_Slot],
-    datasets: Sequence[Dataset],
     settings: RunSettings,
     strict: bool,
 ) -> tuple[list[ToolCorrectnessScore | None], dict[int, JudgeFailure]]:
@@ -231,7 +227,7 @@ def _resolve_ambiguous_utilization(
     interactions are decided below without a guess.
     """
     ambiguous = [i for i, t in enumerate(tools) if t is not None and t.utilization_evidence == "ambiguous"]
-    batches = [datasets[slots[i].conversation].conversation[slots[i].interaction] for i in ambiguous]
+    batches = [slots[i].batch for i in ambiguous]
     resolved, failures = list(tools), {}
     if not judge.supports_utilization:
         for i, b in zip(ambiguous, batches):
@@ -244,12 +240,12 @@ def _resolve_ambiguous_utilization(
         UtilizationItem(
             query=b.query, answer=b.assistant,
             tool_results=tuple((t.tool_name, t.result) for t in (b.agentic.tools_used if b.agentic else [])),
-            qa_id=b.qa_id, session_id=datasets[slots[i].conversation].session_id,
+            qa_id=b.qa_id, session_id=slots[i].dataset.session_id,
         )
         for i, b in zip(ambiguous, batches)
     ]
     outcomes = judge.judge_utilization(items)
-    _raise_if_strict(strict, outcomes, [slots[i] for i in ambiguous], datasets)
+    _raise_if_strict(strict, outcomes, [slots[i] for i in ambiguous])
     for i, b, outcome in zip(ambiguous, batches, outcomes):
         if isinstance(outcome, Verdict):
             resolved[i] = _score_tools(b, settings, utilization_override=outcome.score)
@@ -288,13 +284,10 @@ def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:
     return True
 
 
-def _raise_if_strict(strict: bool, outcomes: Sequence[Any], slots: Sequence[_Slot],
-                     datasets: Sequence[Dataset]) -> None:
+def _raise_if_strict(strict: bool, outcomes: Sequence[Any], slots: Sequence[_Slot]) -> None:
     if not strict:
         return
     for slot, outcome in zip(slots, outcomes):
         if isinstance(outcome, JudgeFailure) and outcome.kind == "error":
-            ds = datasets[slot.conversation]
-            qa = ds.conversation[slot.interaction].qa_id
-            raise JudgeError(f"judge failed on session '{ds.session_id}', qa_id '{qa}': "
-                             f"{outcome.kind}: {outcome.cause}")
+            raise JudgeError(f"judge failed on session '{slot.dataset.session_id}', qa_id "
+                             f"'{slot.batch.qa_id}': {outcome.kind}: {outcome.cause}")

@@ -10,7 +10,7 @@ from agenteval.errors import ConfigError
 from agenteval.judge.base import AnswerItem, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.verdicts import (AttributionItem, AttributionsVerdict, NodeRelevanceItem,
                                       NodeRelevanceVerdict, StatementsItem, StatementsVerdict)
-from openai_server import FakeOpenAI, Reply
+from openai_server import Reply
 
 from conftest import API_KEY
 

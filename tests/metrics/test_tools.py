@@ -318,21 +318,6 @@ def _pair_score(e_params, u_params):
     return F(same, len(keys))
 
 
-def _brute_force(u_calls, e_calls):
-    """Best (count, agreement) over every one-to-one same-name matching, by enumeration."""
-    best = (0, F(0))
-    n_u, n_e = len(u_calls), len(e_calls)
-    for k in range(min(n_u, n_e) + 1):
-        for us in itertools.permutations(range(n_u), k):
-            for es in itertools.combinations(range(n_e), k):
-                if any(u_calls[i]["tool_name"] != e_calls[j]["tool_name"] for i, j in zip(us, es)):
-                    continue
-                tot = sum((_pair_score(e_calls[j]["parameters"], u_calls[i]["parameters"])
-                           for i, j in zip(us, es)), F(0))
-                best = max(best, (k, tot))
-    return best
-
-
 def _random_calls(rng, n, with_result=False):
     out = []
     for _ in range(n):
@@ -344,15 +329,20 @@ def _random_calls(rng, n, with_result=False):
     return out
 
 
-def test_matching_equals_brute_force_optimum():
-    rng = random.Random(20240601)
-    for _ in range(150):
+def _random_cases(seed, count):
+    """(used, expected) call lists of up to 4 calls each, not both empty."""
+    rng = random.Random(seed)
+    for _ in range(count):
         u_calls = _random_calls(rng, rng.randint(0, 4))
         e_calls = _random_calls(rng, rng.randint(0, 4))
-        if not u_calls and not e_calls:
-            continue
+        if u_calls or e_calls:
+            yield rng, u_calls, e_calls
+
+
+def test_matching_equals_brute_force_optimum():
+    for _rng, u_calls, e_calls in _random_cases(20240601, 150):
         s = score_tool_use(used(*u_calls), expected(*e_calls, ordered=False), "")
-        count, agree = _brute_force(u_calls, e_calls)
+        count, agree, _chain = _brute_force_lexicographic(u_calls, e_calls)
         assert s.tool_selection_correct == pytest.approx(float(F(count, max(len(u_calls), len(e_calls)))))
         want_par = float(agree / len(e_calls)) if e_calls else 0.0
         assert s.parameter_accuracy == pytest.approx(want_par, abs=1e-12)
@@ -674,12 +664,7 @@ def _brute_force_lexicographic(u_calls, e_calls):
 
 
 def test_matching_reaches_brute_force_optimum_with_order():
-    rng = random.Random(4000)
-    for _ in range(2000):
-        u_calls = _random_calls(rng, rng.randint(0, 4))
-        e_calls = _random_calls(rng, rng.randint(0, 4))
-        if not u_calls and not e_calls:
-            continue
+    for rng, u_calls, e_calls in _random_cases(4000, 2000):
         for calls in (u_calls, e_calls):
             if rng.random() < 0.6:  # steps, often tied; sometimes only some calls have one
                 for c in calls:
