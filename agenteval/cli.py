@@ -153,6 +153,8 @@ def format_table(results: Any) -> str:
     """Per-conversation table, then the suite summary."""
     import pandas as pd
 
+    from agenteval.results import format_interval
+
     k = results.k
     df = results.to_dataframe()
     view = pd.DataFrame({
@@ -160,8 +162,10 @@ def format_table(results: Any) -> str:
         "task": df["task_id"].fillna("-"),
         "n": df["total_interactions"], "c": df["correct_interactions"],
         "full": df["is_fully_correct"].map({True: "yes", False: "no"}).fillna("?"),
-        f"pass@{k}": [_ci(r.pass_at_k, r.pass_at_k_ci_low, r.pass_at_k_ci_high) for r in df.itertuples()],
-        f"pass^{k}": [_ci(r.pass_pow_k, r.pass_pow_k_ci_low, r.pass_pow_k_ci_high) for r in df.itertuples()],
+        f"pass@{k}": [format_interval(r.pass_at_k, r.pass_at_k_ci_low, r.pass_at_k_ci_high)
+                      for r in df.itertuples()],
+        f"pass^{k}": [format_interval(r.pass_pow_k, r.pass_pow_k_ci_low, r.pass_pow_k_ci_high)
+                      for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
     summary = results.summary()
@@ -177,14 +181,6 @@ def format_table(results: Any) -> str:
         f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}",
     ]
     return "\n".join(lines)
-
-
-def _ci(value: float, low: float | None, high: float | None) -> str:
-    if value != value:  # NaN
-        return "n/a"
-    if low is None or high is None or low != low:
-        return f"{value:.3f}"
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
 
 
 def write_outputs(results: Any, out: Path) -> None:

@@ -120,9 +120,9 @@ class SuiteSummary(BaseModel):
         for r in self.rows:
             lines.append(
                 f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"
-                f"{_ci(r.rate, r.rate_low, r.rate_high):>24}"
-                f"{_ci(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>26}"
-                f"{_ci(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>26}"
+                f"{format_interval(r.rate, r.rate_low, r.rate_high):>24}"
+                f"{format_interval(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>26}"
+                f"{format_interval(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>26}"
                 f"{r.tasks:>7}{_num(r.task_pass_at_k):>14}{r.judge_errors:>8}"
             )
         if self.comparisons:
@@ -131,7 +131,7 @@ class SuiteSummary(BaseModel):
                 better = ("" if math.isnan(cmp.prob_a_better)
                           else f"  P(A > B) = {_prob(cmp.prob_a_better)}")
                 lines.append(f"  A={cmp.agent_a} vs B={cmp.agent_b}: p_A - p_B = "
-                             f"{_ci(cmp.difference, cmp.difference_low, cmp.difference_high)}{better}")
+                             f"{format_interval(cmp.difference, cmp.difference_low, cmp.difference_high)}{better}")
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -315,8 +315,17 @@ def _task_estimates(members: list[AgenticMetric], k: int) -> dict[str, Any]:
             "task_pass_pow_k_se": se(pw)}
 
 
-def _ci(value: float, low: float, high: float) -> str:
-    return f"{_num(value)} [{_num(low)}, {_num(high)}]"
+def format_interval(value: float, low: float | None, high: float | None) -> str:
+    """'0.500 [0.100, 0.900]'; 'n/a' for an undefined value; the value alone without bounds."""
+    if _missing(value):
+        return "n/a"
+    if _missing(low) or _missing(high):
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _missing(x: float | None) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def _prob(x: float) -> str:
@@ -325,7 +334,7 @@ def _prob(x: float) -> str:
 
 
 def _num(x: float | None) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+    return "n/a" if _missing(x) else f"{x:.3f}"
 
 
 def _json_safe(obj: Any) -> Any:
