@@ -1,7 +1,4 @@
-"""The ``agenteval`` command: parse arguments, call the public API, print and write results.
-
-Exit codes: 0 ok; 2 bad input or usage (one line on stderr, no traceback); 1 any other failure.
-"""
+"""``agenteval run``: evaluate a file of agent conversations, print and write results."""
 
 from __future__ import annotations
 
@@ -18,11 +15,8 @@ from agenteval.errors import AgentEvalError, ConfigError
 FORMATS = ("table", "json", "csv")
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agenteval", description="Evaluate AI agents with honest statistics."
-    )
-    sub = parser.add_subparsers(dest="command", required=True)
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``run`` on the subcommand parsers ``sub``."""
     run = sub.add_parser("run", help="evaluate a file of agent conversations",
                          description="Evaluate a file of agent conversations (.jsonl, .json, or "
                          "OpenAI-style traces) and print per-conversation and suite results.")
@@ -57,7 +51,8 @@ def build_parser() -> argparse.ArgumentParser:
     judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
     judge.add_argument("--plain-text", action="store_true",
                        help="ask for a fenced JSON block instead of structured output")
-    return parser
+    run.set_defaults(handler=run_command)
+    return run
 
 
 def make_mode(args: argparse.Namespace) -> Any:
@@ -192,26 +187,3 @@ def write_outputs(results: Any, out: Path) -> None:
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    try:
-        return run_command(args)
-    except AgentEvalError as exc:
-        print(f"agenteval: error: {exc}", file=sys.stderr)
-        return 2
-    except ImportError as exc:
-        print(f"agenteval: error: {exc}", file=sys.stderr)
-        return 1
-    except OSError as exc:
-        print(f"agenteval: error: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("agenteval: interrupted", file=sys.stderr)
-        return 130
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

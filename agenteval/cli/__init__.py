@@ -1,0 +1,50 @@
+"""The ``agenteval`` command: parse arguments, call the public API, print and write results.
+
+Each subcommand lives in its own module with ``add_parser(sub)``, which registers its arguments and
+sets ``handler`` to the function that runs it; ``SUBCOMMANDS`` lists them in ``--help`` order.
+
+Exit codes: 0 ok; 2 bad input or usage (one line on stderr, no traceback); 1 any other failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from agenteval.errors import AgentEvalError
+
+SUBCOMMANDS = ("run",)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenteval", description="Evaluate AI agents with honest statistics."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in SUBCOMMANDS:
+        importlib.import_module(f"agenteval.cli.{name}").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.handler(args)
+    except AgentEvalError as exc:
+        print(f"agenteval: error: {exc}", file=sys.stderr)
+        return 2
+    except ImportError as exc:
+        print(f"agenteval: error: {exc}", file=sys.stderr)
+        return 1
+    except OSError as exc:
+        print(f"agenteval: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("agenteval: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
