@@ -1,0 +1,109 @@
+"""Figures for papers: plot helpers take computed results and draw; they compute nothing new.
+
+Every helper accepts ``ax=None`` (a new figure at column width) and returns the figure, imports
+matplotlib only when called, and uses the colour-blind-safe Okabe-Ito palette. ``export`` writes
+the files a paper needs. Topic modules live beside this one (one module per family of figures);
+their public names are re-exported here lazily.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from agenteval._lazy import lazy_exports
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+#: Okabe & Ito (2008), "Color universal design": distinguishable under the common colour-vision
+#: deficiencies and in greyscale print by lightness.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
+
+#: One column of a two-column paper (inches): width, height.
+COLUMN = (3.4, 2.4)
+#: Full text width of a two-column paper (inches).
+FULL_WIDTH = (7.0, 2.8)
+
+_RC = {
+    "font.size": 8,
+    "axes.titlesize": 8,
+    "axes.labelsize": 8,
+    "xtick.labelsize": 7,
+    "ytick.labelsize": 7,
+    "legend.fontsize": 7,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": False,
+    "figure.dpi": 150,
+    "savefig.bbox": "tight",
+    "savefig.pad_inches": 0.02,
+    "pdf.fonttype": 42,  # embed TrueType, so text stays text in the PDF
+    "ps.fonttype": 42,
+    "svg.fonttype": "none",
+}
+
+# name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
+_EXPORTS: dict[str, str] = {}
+
+__all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "export", "figure_axes", "paper_style",
+           *sorted(_EXPORTS)]
+
+
+def _pyplot() -> Any:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg", force=False)
+        import matplotlib.pyplot as plt
+    except ImportError as exc:  # pragma: no cover - matplotlib is part of the default install
+        raise ImportError("agenteval.plots needs matplotlib: pip install 'agenteval[bayes]'") from exc
+    return plt
+
+
+@contextmanager
+def paper_style() -> Iterator[None]:
+    """Matplotlib settings for figures at column width: 7-8 pt fonts, no top/right spines."""
+    plt = _pyplot()
+    from cycler import cycler
+
+    with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}):
+        yield
+
+
+def figure_axes(ax: Axes | None = None, *, size: tuple[float, float] = COLUMN,
+                **subplots: Any) -> tuple[Figure, Any]:
+    """``(figure, ax)``: the figure of ``ax`` when given, else a new figure of ``size`` inches.
+
+    Call it inside ``paper_style()`` so a new figure picks up the paper settings.
+    """
+    if ax is not None:
+        return ax.figure, ax
+    plt = _pyplot()
+    fig, axes = plt.subplots(figsize=size, layout="constrained", **subplots)
+    return fig, axes
+
+
+def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg", "png"), *,
+           dpi: int = 300) -> list[Path]:
+    """Write ``fig`` as ``stem.<format>`` for each format; return the paths written.
+
+    Vector formats keep text as text (TrueType in PDF, ``<text>`` in SVG); ``dpi`` applies to
+    raster formats. Parent directories are created.
+    """
+    stem = Path(stem)
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt in formats:
+        fmt = fmt.lower().lstrip(".")
+        path = stem.with_name(f"{stem.name}.{fmt}")
+        with _pyplot().rc_context(_RC):
+            fig.savefig(path, format=fmt, dpi=dpi)
+        written.append(path)
+    return written
+
+
+__getattr__, __dir__ = lazy_exports("agenteval.plots", _EXPORTS, globals())
