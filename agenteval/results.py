@@ -113,17 +113,20 @@ class SuiteSummary(BaseModel):
         """A plain-text table for terminals and logs."""
         k = self.k
         head = (f"{'group':<22}{'convs':>6}{'compl':>6}{'full':>6}{'rate [interval]':>24}"
-                f"{f'pass@{k} [interval]':>26}{f'pass^{k} [interval]':>26}{'tasks':>7}"
+                f"{f'pass@{k} [interval]':>26}{f'pass^{k} [interval]':>26}{'agent x task':>13}"
                 f"{f'task pass@{k}':>14}{'errors':>8}")
-        lines = [f"method: {self.method}; rate = full / compl (conversations with every "
-                 "interaction judged)", head, "-" * len(head)]
+        rate = ("full / compl" if self.method.startswith("plug-in")
+                else "posterior mean of the share full / compl")
+        lines = [f"method: {self.method}", f"rate = {rate} (compl: conversations with every "
+                 f"interaction judged); agent x task: (assistant_id, task_id) pairs with >= {k} "
+                 "complete attempts", head, "-" * len(head)]
         for r in self.rows:
             lines.append(
                 f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"
                 f"{format_interval(r.rate, r.rate_low, r.rate_high):>24}"
                 f"{format_interval(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>26}"
                 f"{format_interval(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>26}"
-                f"{r.tasks:>7}{_num(r.task_pass_at_k):>14}{r.judge_errors:>8}"
+                f"{r.tasks:>13}{_num(r.task_pass_at_k):>14}{r.judge_errors:>8}"
             )
         if self.comparisons:
             lines += ["", f"agent comparisons ({self.comparison_method}):"]
@@ -157,6 +160,8 @@ class AgenticResults(list[AgenticMetric]):
         self.judge_run = judge_run
         self.method = method
         self._summary: SuiteSummary | None = None
+        self.provenance: dict[str, Any] = {}
+        """What produced the run (command, call, data file): merged into the JSON manifest."""
 
     @property
     def k(self) -> int:
@@ -198,9 +203,12 @@ class AgenticResults(list[AgenticMetric]):
         return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
-        """Everything, as JSON-ready data (NaN becomes null)."""
+        """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
+        from agenteval.results_io import build_manifest
+
         return _json_safe({
             "version": RESULTS_VERSION,
+            "manifest": build_manifest(self),
             "settings": {
                 "k": self.settings.k, "threshold": self.settings.threshold,
                 "tool_threshold": self.settings.tool_threshold,
@@ -209,6 +217,13 @@ class AgenticResults(list[AgenticMetric]):
             "summary": self.summary().model_dump(),
             "conversations": [m.model_dump() for m in self],
         })
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AgenticResults:
+        """Restore results from :meth:`to_json` output without re-judging (see ``load_results``)."""
+        from agenteval.results_io import results_from_json
+
+        return results_from_json(data)
 
     def _repr_html_(self) -> str:
         table = self.to_dataframe().to_html(max_rows=20, float_format=lambda x: f"{x:.3f}")

@@ -12,15 +12,17 @@ import argparse
 import importlib
 import sys
 
+from agenteval import __version__
 from agenteval.errors import AgentEvalError
 
-SUBCOMMANDS = ("run",)
+SUBCOMMANDS = ("run", "show")
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="agenteval", description="Evaluate AI agents with honest statistics."
     )
+    parser.add_argument("--version", action="version", version=f"agenteval {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     for name in SUBCOMMANDS:
         importlib.import_module(f"agenteval.cli.{name}").add_parser(sub)
@@ -29,7 +31,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
     args = parser.parse_args(argv)
+    args.argv = argv  # the command as typed, for the results' manifest
     try:
         return args.handler(args)
     except AgentEvalError as exc:

@@ -24,6 +24,7 @@ from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationIte
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
 from agenteval.results import AgenticResults, RunSettings, without_data
+from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
 from agenteval.statistical.estimators import (
@@ -112,8 +113,12 @@ class Agentic:
             k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
             mode=mode,
         )
-        return evaluate(datasets, judge, settings, strict=strict, include_history=include_history,
-                        verbose=verbose)
+        results = evaluate(datasets, judge, settings, strict=strict,
+                           include_history=include_history, verbose=verbose)
+        results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
+                                                tool_threshold=tool_threshold,
+                                                statistical_mode=mode, strict=strict))
+        return results
 
 
 def evaluate(
