@@ -31,6 +31,7 @@ class FailureGroup:
 
 
 _LABEL = re.compile(r"\bitem \d+(?: \([^)]*\))?:?\s*")   # the judge's "item 3 (session_id='s', qa_id='q'):"
+_BODY = re.compile(r"\{.*\}|\[.*\]", re.S)                # a reply or error body
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 _NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
 _SPACE = re.compile(r"\s+")
@@ -51,7 +52,7 @@ def failure_kind(interaction: Any) -> str:
     if structured:
         return str(structured)
     text = _LABEL.sub("", interaction.judge_error or "")
-    text = _NUMBER.sub("#", _QUOTED.sub("'…'", text))
+    text = _NUMBER.sub("#", _QUOTED.sub("'…'", _BODY.sub("{…}", text)))
     return _SPACE.sub(" ", text).strip()
 
 

@@ -97,6 +97,13 @@ def _fmt(value: Any) -> str:
     return str(value)
 
 
+def _prob(x: Any) -> str:
+    """Probabilities near 0 or 1 keep their magnitude visible (3.2e-04, not 0.000)."""
+    if not isinstance(x, float) or math.isnan(x) or 0.001 <= x <= 0.999:
+        return _fmt(x)
+    return f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
+
+
 def _interval(value: Any, low: Any, high: Any) -> str:
     if _fmt(value) == "n/a":
         return "n/a"
@@ -159,8 +166,9 @@ def _model_table(models: Sequence[Any], *, key: str | None = None) -> str:
                 cells.append(f"<td class=num>{_interval(*values)}</td>")
             else:
                 v = values[0]
-                cls = "num" if isinstance(v, (int, float)) and not isinstance(v, bool) else ""
-                cells.append(f"<td class='{cls}'>{_e(_fmt(v))}</td>")
+                cls = "num" if isinstance(v, (int, float)) and not isinstance(v, bool) else "id"
+                text = _prob(v) if group[0].startswith("prob") else _fmt(v)
+                cells.append(f"<td class='{cls}'>{_e(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="scroll"><table class="grid"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>")
@@ -177,11 +185,10 @@ def _judge_section(results: AgenticResults, judge: dict[str, Any]) -> str:
 
     judged, total = judged_share(results)
     share = judged / total if total else 1.0
-    rows = "".join(f"<tr><th>{_e(k)}</th><td>{_e(_fmt(v))}</td></tr>" for k, v in judge.items()
-                   if v is not None)
+    pairs = " &middot; ".join(f"<span class=muted>{_e(k)}</span> {_e(_fmt(v))}"
+                              for k, v in judge.items() if v is not None)
     out = ['<section id="judge"><h2>Judge</h2>',
-           f"<p>{judged} of {total} interactions judged ({share:.1%}).</p>",
-           f'<table class="kv">{rows}</table>']
+           f"<p><b>{judged} of {total} interactions judged ({share:.1%}).</b> {pairs}</p>"]
     groups = group_failures(results)
     if groups:
         out.append("<h3>Judge errors by kind</h3><p>Left out of n and c, never scored 0.</p>"
@@ -347,6 +354,7 @@ h1 { font-size: 22px; margin: 8px 0 4px; } h2 { font-size: 18px; margin: 28px 0 
 table.grid { border-collapse: collapse; margin: 6px 0; }
 table.grid th, table.grid td { border: 1px solid var(--line); padding: 3px 7px; vertical-align: top; }
 table.grid th { background: var(--bg2); text-align: left; white-space: nowrap; cursor: help; }
+td.id { white-space: nowrap; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 table.kv th { text-align: left; color: var(--muted); font-weight: 500; padding: 2px 12px 2px 0;
               vertical-align: top; white-space: nowrap; }

@@ -254,8 +254,8 @@ def judged_policy(results: Any, *, min_judged: float) -> int:
     share = judged / total if total else 1.0
     if share < min_judged:
         print(f"agenteval: error: only {judged} of {total} interactions ({share:.1%}) were "
-              f"judged, below --min-judged {min_judged:g}: the estimates above rest on the rest "
-              "only; fix the causes listed, or pass --min-judged 0 to accept the run",
+              f"judged, below --min-judged {min_judged:g}, so the estimates above rest on part of "
+              "the data; fix the causes listed, or pass a lower --min-judged to accept the run",
               file=sys.stderr)
         return 1
     return 0
