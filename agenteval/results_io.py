@@ -94,13 +94,24 @@ def library_versions() -> dict[str, str]:
 
 
 def describe_source(path: str | Path) -> dict[str, Any]:
-    """Path, size and SHA-256 of a data file (streamed, so a large file costs no memory)."""
+    """Path, size and SHA-256 of a data file (streamed, so a large file costs no memory).
+
+    A folder (a directory of logs) hashes its files' relative names and contents in name order.
+    """
     path = Path(path)
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(chunk)
-    return {"path": str(path), "bytes": path.stat().st_size, "sha256": digest.hexdigest()}
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        if path.is_dir():
+            digest.update(file.relative_to(path).as_posix().encode() + b"\0")
+        with open(file, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    out: dict[str, Any] = {"path": str(path), "bytes": sum(f.stat().st_size for f in files),
+                           "sha256": digest.hexdigest()}
+    if path.is_dir():
+        out["files"] = len(files)
+    return out
 
 
 def describe_call(source: Any, model: Any, k: int, **options: Any) -> dict[str, Any]:
@@ -117,7 +128,7 @@ def describe_call(source: Any, model: Any, k: int, **options: Any) -> dict[str, 
     args = ", ".join(f"{name}={show(value)}" for name, value in options.items())
     call = f"Agentic.run({show(source)}, model={show(model)}, k={k}{', ' + args if args else ''})"
     data = None
-    if isinstance(source, (str, Path)) and Path(source).is_file():
+    if isinstance(source, (str, Path)) and Path(source).exists():
         data = describe_source(source)
     return {"call": call, "data": data, "created": _now()}
 

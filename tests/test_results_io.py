@@ -170,3 +170,14 @@ def test_show_prints_the_past_summary(tmp_path: Path, capsys: pytest.CaptureFixt
     assert main(["show", str(tmp_path / "nowhere")]) == 2
     err = capsys.readouterr().err
     assert err.startswith("agenteval: error:") and "no results.json here" in err
+
+
+def test_a_folder_source_hashes_names_and_contents(tmp_path: Path) -> None:
+    from agenteval.results_io import describe_source
+
+    (tmp_path / "logs").mkdir()
+    (tmp_path / "logs" / "a.json").write_text("A")
+    (tmp_path / "logs" / "b.json").write_text("BB")
+    got = describe_source(tmp_path / "logs")
+    want = hashlib.sha256(b"a.json\0A" + b"b.json\0BB").hexdigest()
+    assert got == {"path": str(tmp_path / "logs"), "bytes": 3, "sha256": want, "files": 2}
