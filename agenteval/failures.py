@@ -2,8 +2,9 @@
 
 A run with a hundred unjudged interactions usually has two or three causes. Grouping them (with a
 count and one full example each) says what to fix; a list of a hundred near-identical lines does
-not. The grouping key is :func:`failure_kind`, the one place to change when the judge records a
-structured kind for each failure.
+not. The grouping key is :func:`failure_kind`: the judge's failure code where it gives one
+(``JudgeFailure.code``, carried to ``InteractionResult.judge_error_code``), else the normalised
+cause text.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ _SPACE = re.compile(r"\s+")
 def failure_kind(interaction: Any) -> str:
     """The grouping key of one failed interaction (an ``InteractionResult`` with ``judge_error``).
 
-    Uses the judge's structured kind when the result carries one; otherwise the cause text with
+    Uses the judge's failure code when the result carries one; otherwise the cause text with
     item labels, quoted values and numbers replaced, so "score 54 is above 1" and "score 10.09 is
     above 1" fall into one group.
 
@@ -48,10 +49,11 @@ def failure_kind(interaction: Any) -> str:
     >>> failure_kind(NS(judge_error="error: item 3 (qa_id='q1'): score 54 is greater than 1"))
     'error: score # is greater than #'
     """
-    structured = getattr(interaction, "judge_error_kind", None)
-    if structured:
-        return str(structured)
-    text = _LABEL.sub("", interaction.judge_error or "")
+    text = interaction.judge_error or ""
+    code = getattr(interaction, "judge_error_code", None)
+    if code:
+        return ("tool-result use: " if text.startswith("tool-result use:") else "") + str(code)
+    text = _LABEL.sub("", text)
     text = _NUMBER.sub("#", _QUOTED.sub("'…'", _BODY.sub("{…}", text)))
     return _SPACE.sub(" ", text).strip()
 

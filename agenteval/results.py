@@ -191,7 +191,8 @@ class AgenticResults(list[AgenticMetric]):
                 rows.append({
                     "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
                     "qa_id": r.qa_id, "score": r.score, "is_correct": r.is_correct,
-                    "judge_error": r.judge_error, "reasoning": r.reasoning,
+                    "judge_error": r.judge_error, "judge_error_code": r.judge_error_code,
+                    "reasoning": r.reasoning,
                     "tool_selection": tool.tool_selection_correct if tool else None,
                     "tool_parameters": tool.parameter_accuracy if tool else None,
                     "tool_sequence": tool.sequence_correct if tool else None,

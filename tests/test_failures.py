@@ -26,8 +26,11 @@ def test_same_cause_with_other_ids_and_values_is_one_kind() -> None:
     assert "item" not in failure_kind(NS(judge_error=a))
 
 
-def test_a_structured_kind_wins_over_the_text() -> None:
-    assert failure_kind(NS(judge_error="anything 1", judge_error_kind="timeout")) == "timeout"
+def test_the_judges_code_wins_over_the_text() -> None:
+    assert failure_kind(NS(judge_error="error: item 1: took 30 s", judge_error_code="timeout")) == "timeout"
+    assert (failure_kind(NS(judge_error="tool-result use: error: item 2: x", judge_error_code="http_5xx"))
+            == "tool-result use: http_5xx")
+    assert failure_kind(NS(judge_error="no_reference: none", judge_error_code=None)) == "no_reference: none"
 
 
 def test_groups_count_and_keep_the_first_example_in_full() -> None:
