@@ -27,6 +27,7 @@ import math
 import platform
 import types
 import typing
+import warnings
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -158,17 +159,41 @@ def _without_secrets(url: str) -> str:
 
 
 def mode_spec(mode: StatisticalMode) -> dict[str, Any]:
-    """The mode's class and constructor arguments (read back from same-named attributes)."""
+    """The mode's class and constructor arguments, checked by rebuilding it.
+
+    The arguments come from ``mode.get_params()`` where the mode has it (scikit-learn's
+    convention), else from attributes named like the constructor's parameters (directly or as a
+    field of a settings dataclass the mode holds). ``rebuilds_exactly`` records whether a mode
+    rebuilt from them has the same ``repr``: when not, a reload uses the stored summary only.
+    """
     cls = type(mode)
+    getter = getattr(mode, "get_params", None)
+    if callable(getter):
+        found = dict(getter())
+    else:
+        holders = [v for v in vars(mode).values() if dataclasses.is_dataclass(v)]
+        found = {}
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            if hasattr(mode, name):
+                found[name] = getattr(mode, name)
+                continue
+            for holder in holders:
+                if hasattr(holder, name):
+                    found[name] = getattr(holder, name)
+                    break
     params = {}
-    for name, p in inspect.signature(cls.__init__).parameters.items():
-        if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD) or not hasattr(mode, name):
-            continue
-        value = getattr(mode, name)
+    for name, value in found.items():
         if _is_json_scalar(value) or (isinstance(value, (list, tuple))
                                       and all(_is_json_scalar(v) for v in value)):
             params[name] = list(value) if isinstance(value, tuple) else value
-    return {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params, "repr": repr(mode)}
+    spec = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params, "repr": repr(mode)}
+    try:
+        spec["rebuilds_exactly"] = repr(mode_from_spec(json.loads(json.dumps(spec)))) == repr(mode)
+    except (DataError, ValueError):
+        spec["rebuilds_exactly"] = False
+    return spec
 
 
 def _is_json_scalar(value: Any) -> bool:
@@ -180,13 +205,14 @@ def mode_from_spec(spec: dict[str, Any]) -> StatisticalMode:
     from agenteval.statistical.modes import StatisticalMode
 
     module_name, _, qualname = str(spec.get("class", "")).rpartition(".")
+    params = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.get("params", {}).items()}
     if not module_name.startswith("agenteval."):
         raise DataError(f"unknown statistical mode class {spec.get('class')!r}",
                         field="manifest.statistical_mode")
     try:
         cls = getattr(importlib.import_module(module_name), qualname)
-        mode = cls(**spec.get("params", {}))
-    except (ImportError, AttributeError, TypeError) as exc:
+        mode = cls(**params)
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
         raise DataError(f"cannot rebuild statistical mode {spec.get('repr', spec.get('class'))}: "
                         f"{exc}", field="manifest.statistical_mode") from None
     if not isinstance(mode, StatisticalMode):
@@ -263,6 +289,10 @@ def results_from_json(data: Any, *, source: str | None = None,
             results._summary = SuiteSummary.model_validate(restore_nan(SuiteSummary, data["summary"]))
         except ValidationError:
             results._summary = None  # another version's schema: recomputed on first use
+    spec = manifest["statistical_mode"]
+    if results._summary is None and spec.get("rebuilds_exactly") is False:
+        warnings.warn(f"{source or 'results'}: the statistical mode {spec.get('repr')} could not be "
+                      f"rebuilt exactly; the summary is recomputed with {mode!r}", stacklevel=2)
     return results
 
 

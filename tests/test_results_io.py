@@ -117,6 +117,24 @@ def test_mode_spec_rebuilds_an_equal_mode(mode) -> None:
     assert repr(mode_from_spec(spec)) == repr(mode)
 
 
+def test_a_mode_that_cannot_be_rebuilt_exactly_is_flagged_and_warned(tmp_path: Path) -> None:
+    class Opaque(BayesianMode):
+        """Keeps its prior under other names: the spec cannot see it."""
+
+        def __init__(self, strength: float = 1.0) -> None:
+            super().__init__(beta_prior_a=strength, beta_prior_b=strength)
+
+    mode = Opaque(3.0)
+    spec = mode_spec(mode)
+    assert spec["rebuilds_exactly"] is False and spec["params"] == {}
+    assert mode_spec(BayesianMode())["rebuilds_exactly"] is True
+    results = agenteval.Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode())
+    data = results.to_json()
+    data["manifest"]["statistical_mode"]["rebuilds_exactly"] = False
+    with pytest.warns(UserWarning, match="could not be rebuilt exactly"):
+        AgenticResults.from_json({**data, "summary": None})
+
+
 def test_mode_spec_refuses_foreign_classes() -> None:
     with pytest.raises(DataError, match="unknown statistical mode"):
         mode_from_spec({"class": "os.system", "params": {}})
