@@ -63,13 +63,10 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
         '<section id="summary"><h2>Suite summary</h2>',
         f'<p class="method">{_e(summary.method)}</p>',
-        _model_table(summary.rows, key="group"),
-        _legend(summary.rows),
+        _transposed_table(summary.rows, key="group"),
+        _summary_extras(summary),
+        "</section>",
     ]
-    if summary.comparisons:
-        parts += [f'<h3>Agent comparisons</h3><p class="method">{_e(summary.comparison_method)}</p>',
-                  _model_table(summary.comparisons), _legend(summary.comparisons)]
-    parts.append("</section>")
     parts.append(_judge_section(results, summary.judge))
     figure_html = [_figure(Path(f)) for f in figures]
     if figure_html:
@@ -172,6 +169,56 @@ def _model_table(models: Sequence[Any], *, key: str | None = None) -> str:
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="scroll"><table class="grid"><thead><tr>{head}</tr></thead>'
             f"<tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _transposed_table(models: Sequence[Any], *, key: str) -> str:
+    """One column per model (group), one row per quantity with what it is: readable however
+    many fields the summary rows carry."""
+    cols = [c for c in _columns(models) if c[2][0] != key]
+    head = "".join(f"<th>{_e(getattr(m, key))}</th>" for m in models)
+    rows = []
+    for label, desc, group in cols:
+        cells = []
+        for m in models:
+            values = [getattr(m, g) for g in group]
+            if len(values) == 3:
+                cells.append(f"<td class=num>{_interval(*values)}</td>")
+            else:
+                v = values[0]
+                num = isinstance(v, (int, float)) and not isinstance(v, bool)
+                cells.append(f"<td class='{'num' if num else 'text'}'>{_e(_fmt(v))}</td>")
+        rows.append(f"<tr><th>{_e(label)}</th>{''.join(cells)}<td class=desc>{_e(desc)}</td></tr>")
+    return (f'<div class="scroll"><table class="grid summary"><thead><tr><th>{_e(key)}</th>{head}'
+            f"<th>what it is</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _summary_extras(summary: Any) -> str:
+    """Every other part of the summary (comparisons, diagnostics, ...), whatever its fields."""
+    from pydantic import BaseModel
+
+    out = []
+    fields = type(summary).model_fields
+    methods = {name: getattr(summary, name) for name in fields
+               if name.endswith("_method") and isinstance(getattr(summary, name), str)}
+    for name in fields:
+        if name in ("rows", "judge", "method", "version", "k") or name in methods:
+            continue
+        value = getattr(summary, name)
+        if not value or not isinstance(value, list):
+            continue
+        title = name.replace("_", " ").capitalize()
+        method = methods.get(name.rstrip("s") + "_method") or methods.get(name + "_method") or ""
+        out.append(f"<h3>{_e(title)}</h3>" + (f'<p class="method">{_e(method)}</p>' if method else ""))
+        if all(isinstance(v, BaseModel) for v in value):
+            out.append(_model_table(value) + _legend(value))
+        elif all(isinstance(v, dict) for v in value):
+            keys = list(dict.fromkeys(k for v in value for k in v))
+            head = "".join(f"<th>{_e(k)}</th>" for k in keys)
+            body = "".join("<tr>" + "".join(f"<td>{_e(_fmt(v.get(k)))}</td>" for k in keys) + "</tr>"
+                           for v in value)
+            out.append(f'<div class="scroll"><table class="grid"><thead><tr>{head}</tr></thead>'
+                       f"<tbody>{body}</tbody></table></div>")
+    return "".join(out)
 
 
 def _legend(models: Sequence[Any]) -> str:
@@ -355,6 +402,8 @@ table.grid { border-collapse: collapse; margin: 6px 0; }
 table.grid th, table.grid td { border: 1px solid var(--line); padding: 3px 7px; vertical-align: top; }
 table.grid th { background: var(--bg2); text-align: left; white-space: nowrap; cursor: help; }
 td.id { white-space: nowrap; }
+table.summary td.desc { color: var(--muted); font-size: 12px; max-width: 420px; }
+table.summary tbody th { cursor: default; }
 td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
 table.kv th { text-align: left; color: var(--muted); font-weight: 500; padding: 2px 12px 2px 0;
               vertical-align: top; white-space: nowrap; }

@@ -113,7 +113,8 @@ def test_report_renders_and_drills_down_in_chromium(run_dir: Path, tmp_path: Pat
 
             assert "agenteval report" in page.title()
             suite = page.locator("#summary table.grid").first
-            assert suite.is_visible() and "all" in suite.locator("tbody tr").first.inner_text()
+            assert suite.is_visible() and "all" in suite.locator("thead th").nth(1).inner_text()
+            assert "fully_correct" in suite.inner_text() and "what it is" in suite.inner_text()
             assert page.locator("#shown").inner_text() == f"{len(convs)} of {len(convs)} shown"
             figure = page.locator("#figures img").first
             assert figure.evaluate("img => img.complete && img.naturalWidth") == 24
