@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from agenteval.results import AgenticResults
     from agenteval.schemas.common import Batch, Dataset
 
-__all__ = ["render_report", "write_report", "find_figures"]
+__all__ = ["render_report", "write_report", "find_figures", "datasets_from_manifest"]
 
 FIGURE_SUFFIXES = (".png",)
 
@@ -41,6 +41,25 @@ def write_report(results: AgenticResults, path: str | Path, *,
     figures = find_figures(figures_dir) if figures_dir is not None else []
     path.write_text(render_report(results, datasets=datasets, figures=figures), encoding="utf-8")
     return path
+
+
+def datasets_from_manifest(results: AgenticResults) -> list[Dataset] | None:
+    """The conversations a reloaded run evaluated, read again from the data file its manifest
+    names, if that file still has the recorded SHA-256 (else None: the report shows verdicts)."""
+    from agenteval.results_io import describe_source
+
+    data = (getattr(results, "provenance", {}) or {}).get("data") or {}
+    path = next((p for p in (data.get("path"), data.get("resolved")) if p and Path(p).is_file()), None)
+    if path is None:
+        return None
+    try:
+        if describe_source(path).get("sha256") != data.get("sha256"):
+            return None
+        from agenteval.core.retriever import load_datasets
+
+        return load_datasets(path)
+    except (OSError, ValueError):
+        return None
 
 
 def find_figures(folder: str | Path) -> list[Path]:

@@ -108,7 +108,8 @@ def describe_source(path: str | Path) -> dict[str, Any]:
         with open(file, "rb") as fh:
             for chunk in iter(lambda: fh.read(1 << 20), b""):
                 digest.update(chunk)
-    out: dict[str, Any] = {"path": str(path), "bytes": sum(f.stat().st_size for f in files),
+    out: dict[str, Any] = {"path": str(path), "resolved": str(path.resolve()),
+                           "bytes": sum(f.stat().st_size for f in files),
                            "sha256": digest.hexdigest()}
     if path.is_dir():
         out["files"] = len(files)

@@ -153,3 +153,17 @@ def test_readme_shows_the_committed_screenshot() -> None:
     assert "docs/img/report.png" in text
     png = (REPO / "docs" / "img" / "report.png").read_bytes()
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
+
+
+def test_show_rewrites_the_report_with_the_data_when_unchanged(run_dir: Path, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    again = tmp_path / "again.html"
+    assert main(["show", str(run_dir), "--report", str(again)]) == 0
+    assert "verdicts only" not in capsys.readouterr().err
+    assert again.read_text() .count("What is 15% of 240?") >= 1
+    data = Path(json.loads((run_dir / "results.json").read_text())["manifest"]["data"]["path"])
+    data.write_text(data.read_text() + "\n")             # the data changed since the run
+    assert main(["show", str(run_dir), "--report", str(again)]) == 0
+    assert "verdicts only" in capsys.readouterr().err
+    page = again.read_text()
+    assert "What is 15% of 240?" not in page and "no-ref-1" in page

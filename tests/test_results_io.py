@@ -92,7 +92,8 @@ def test_manifest_records_versions_data_mode_and_command(tmp_path: Path,
     assert manifest["agenteval"] == agenteval.__version__
     for lib in ("numpy", "scipy", "pandas", "pydantic"):
         assert manifest["libraries"][lib] == metadata.version(lib)
-    assert manifest["data"] == {"path": str(DEMO), "bytes": DEMO.stat().st_size,
+    assert manifest["data"] == {"path": str(DEMO), "resolved": str(DEMO.resolve()),
+                                "bytes": DEMO.stat().st_size,
                                 "sha256": hashlib.sha256(DEMO.read_bytes()).hexdigest()}
     assert manifest["command"] == "agenteval " + " ".join(args)
     spec = manifest["statistical_mode"]
@@ -198,4 +199,5 @@ def test_a_folder_source_hashes_names_and_contents(tmp_path: Path) -> None:
     (tmp_path / "logs" / "b.json").write_text("BB")
     got = describe_source(tmp_path / "logs")
     want = hashlib.sha256(b"a.json\0A" + b"b.json\0BB").hexdigest()
-    assert got == {"path": str(tmp_path / "logs"), "bytes": 3, "sha256": want, "files": 2}
+    assert got == {"path": str(tmp_path / "logs"), "resolved": str((tmp_path / "logs").resolve()),
+                   "bytes": 3, "sha256": want, "files": 2}

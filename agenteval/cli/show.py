@@ -19,6 +19,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       help="table: what `agenteval run` printed; json: the summary and manifest")
     show.add_argument("--conversations", action="store_true",
                       help="also print the per-conversation table")
+    show.add_argument("--report", type=Path, metavar="HTML",
+                      help="also (re)write the run's HTML report to this file; the interactions' "
+                      "queries and answers come from the data file if it is unchanged (same SHA-256)")
     show.set_defaults(handler=show_command)
     return show
 
@@ -28,6 +31,14 @@ def show_command(args: argparse.Namespace) -> int:
 
     results = load_results(args.path)
     manifest = results.provenance
+    if args.report is not None:
+        from agenteval.report import datasets_from_manifest, write_report
+
+        folder = args.path if args.path.is_dir() else args.path.parent
+        datasets = datasets_from_manifest(results)
+        write_report(results, args.report, datasets=datasets, figures_dir=folder)
+        note = "" if datasets is not None else " (data file missing or changed: verdicts only)"
+        print(f"wrote {args.report}{note}", file=sys.stderr)
     if args.format == "json":
         summary = results.to_json()["summary"]
         json.dump({"manifest": manifest, "summary": summary}, sys.stdout, indent=2)
