@@ -115,11 +115,12 @@ def test_bare_openai_message_list_says_how_to_wrap_it(tmp_path: Path, name: str,
 def test_labels_say_what_each_number_is(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(DEMO), "--mode", "bayesian"]) == 0
     bayes = capsys.readouterr().out
-    assert "posterior mean" in bayes and "agent x task" in bayes
+    assert "fully correct (posterior mean)" in bayes and "agent x task" in bayes
+    assert "pass@3 / pass^3 = posterior mean [interval]" in bayes
     assert main(["run", str(DEMO), "--mode", "frequentist"]) == 0
     freq = capsys.readouterr().out
-    assert "rate = full / compl" in freq and "posterior mean" not in freq
-    assert "plug-in estimate" in freq and "agent x task" in freq
+    assert "fully correct (full / compl)" in freq and "posterior mean" not in freq
+    assert "pass@3 / pass^3 = plug-in estimate [interval]" in freq and "agent x task" in freq
 
 
 def _with_missing_references(tmp_path: Path, missing: int, total: int) -> Path:

@@ -11,6 +11,8 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
+from typing import Any
 
 from agenteval import __version__
 from agenteval.errors import AgentEvalError
@@ -35,7 +37,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.argv = argv  # the command as typed, for the results' manifest
     try:
-        return args.handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _show_warning
+            return args.handler(args)
     except AgentEvalError as exc:
         print(f"agenteval: error: {exc}", file=sys.stderr)
         return 2
@@ -48,6 +52,13 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("agenteval: interrupted", file=sys.stderr)
         return 130
+
+
+def _show_warning(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+                  file: Any = None, line: str | None = None) -> None:
+    """Warnings in the CLI are one line for the user, not a source location."""
+    text = str(message).removeprefix("agenteval: ")
+    print(f"agenteval: warning: {text}", file=sys.stderr if file is None else file)
 
 
 if __name__ == "__main__":  # pragma: no cover

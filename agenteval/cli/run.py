@@ -288,7 +288,7 @@ def format_table(results: Any) -> str:
         f"judged, c correct, pass@{k} / pass^{k} = {estimate} [interval] from its rate c/n",
         view.to_string(index=False),
         "",
-        "suite summary (share of fully correct conversations):",
+        "suite summary:",
         summary.to_text(),
         "",
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
