@@ -150,3 +150,10 @@ def test_nothing_judged_exits_1_even_with_min_judged_0(tmp_path: Path,
     data = _with_missing_references(tmp_path, 3, 3)
     assert main(["run", str(data), "--min-judged", "0"]) == 1
     assert "no interaction could be judged" in capsys.readouterr().err
+
+
+def test_warnings_are_one_line_without_source_locations(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", str(DEMO), "--limit", "5"]) == 0      # five single attempts at tasks
+    err = capsys.readouterr().err
+    assert "agenteval: warning: one attempt per task" in err
+    assert ".py:" not in err and "agenteval: agenteval" not in err
