@@ -28,6 +28,11 @@ __all__ = ["render_report", "write_report", "find_figures", "datasets_from_manif
 
 FIGURE_SUFFIXES = (".png",)
 
+HEADLINE_FIELDS = ("conversations", "complete", "fully_correct", "unknown", "rate", "headline",
+                   "pass_at_k", "pass_pow_k", "task_pass_pow_k", "new_task_pass_pow_k", "tasks",
+                   "judge_errors")
+"""Summary fields shown first (those the rows have); every field follows in a drill-down."""
+
 
 def write_report(results: AgenticResults, path: str | Path, *,
                  datasets: Sequence[Dataset] | None = None,
@@ -82,7 +87,10 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
         '<section id="summary"><h2>Suite summary</h2>',
         f'<p class="method">{_e(summary.method)}</p>',
+        _transposed_table(summary.rows, key="group", only=HEADLINE_FIELDS),
+        '<details class="all-fields"><summary>All summary fields, with what each is</summary>',
         _transposed_table(summary.rows, key="group"),
+        "</details>",
         _summary_extras(summary),
         "</section>",
     ]
@@ -190,13 +198,23 @@ def _model_table(models: Sequence[Any], *, key: str | None = None) -> str:
             f"<tbody>{''.join(rows)}</tbody></table></div>")
 
 
-def _transposed_table(models: Sequence[Any], *, key: str) -> str:
+def _transposed_table(models: Sequence[Any], *, key: str,
+                      only: Sequence[str] | None = None) -> str:
     """One column per model (group), one row per quantity with what it is: readable however
-    many fields the summary rows carry."""
-    cols = [c for c in _columns(models) if c[2][0] != key]
+    many fields the summary rows carry. Text fields with one value for every group are stated
+    once below the table. ``only`` keeps the named fields that exist, in the rows' order."""
+    cols = [c for c in _columns(models) if c[2][0] != key
+            and (only is None or c[2][0] in only)]
     head = "".join(f"<th>{_e(getattr(m, key))}</th>" for m in models)
-    rows = []
+    rows, shared = [], []
     for label, desc, group in cols:
+        values = {getattr(m, group[0]) for m in models} if len(group) == 1 else set()
+        if len(values) == 1 and isinstance(next(iter(values)), str):
+            value = next(iter(values))
+            if value and value not in ("suite", "agent"):
+                shared.append(f"<p class=method><b>{_e(label)}</b>: {_e(value)}</p>")
+            if value or only is None:
+                continue
         cells = []
         for m in models:
             values = [getattr(m, g) for g in group]
@@ -208,7 +226,8 @@ def _transposed_table(models: Sequence[Any], *, key: str) -> str:
                 cells.append(f"<td class='{'num' if num else 'text'}'>{_e(_fmt(v))}</td>")
         rows.append(f"<tr><th>{_e(label)}</th>{''.join(cells)}<td class=desc>{_e(desc)}</td></tr>")
     return (f'<div class="scroll"><table class="grid summary"><thead><tr><th>{_e(key)}</th>{head}'
-            f"<th>what it is</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+            f"<th>what it is</th></tr></thead><tbody>{''.join(rows)}</tbody></table></div>"
+            + "".join(shared))
 
 
 def _summary_extras(summary: Any) -> str:

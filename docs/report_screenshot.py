@@ -22,6 +22,7 @@ def main(report: str, png: str) -> None:
                    else r.abort())
         page.goto(Path(report).resolve().as_uri())
         page.locator("details.conv").nth(0).locator("summary").first.click()
+        page.evaluate("window.scrollTo(0, 0)")
         page.screenshot(path=png)
         browser.close()
 
