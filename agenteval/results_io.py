@@ -17,6 +17,7 @@ is recomputed through the normal code path from the metrics and the mode (determ
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import datetime as _dt
 import hashlib
@@ -164,7 +165,8 @@ def mode_spec(mode: StatisticalMode) -> dict[str, Any]:
 
     The arguments come from ``mode.get_params()`` where the mode has it (scikit-learn's
     convention), else from attributes named like the constructor's parameters (directly or as a
-    field of a settings dataclass the mode holds). ``rebuilds_exactly`` records whether a mode
+    field of a settings dataclass the mode holds) and from its repr when that is a constructor
+    call with literal arguments. ``rebuilds_exactly`` records whether a mode
     rebuilt from them has the same ``repr``: when not, a reload uses the stored summary only.
     """
     cls = type(mode)
@@ -184,6 +186,8 @@ def mode_spec(mode: StatisticalMode) -> dict[str, Any]:
                 if hasattr(holder, name):
                     found[name] = getattr(holder, name)
                     break
+        for name, value in _params_from_repr(mode).items():
+            found.setdefault(name, value)
     params = {}
     for name, value in found.items():
         if _is_json_scalar(value) or (isinstance(value, (list, tuple))
@@ -195,6 +199,25 @@ def mode_spec(mode: StatisticalMode) -> dict[str, Any]:
     except (DataError, ValueError):
         spec["rebuilds_exactly"] = False
     return spec
+
+
+def _params_from_repr(mode: Any) -> dict[str, Any]:
+    """Keyword arguments of a repr written as a constructor call with literal values."""
+    try:
+        call = ast.parse(repr(mode), mode="eval").body
+    except SyntaxError:
+        return {}
+    if not isinstance(call, ast.Call):
+        return {}
+    out = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            continue
+        try:
+            out[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError:
+            continue
+    return out
 
 
 def _is_json_scalar(value: Any) -> bool:

@@ -127,7 +127,7 @@ def test_a_mode_that_cannot_be_rebuilt_exactly_is_flagged_and_warned(tmp_path: P
 
     mode = Opaque(3.0)
     spec = mode_spec(mode)
-    assert spec["rebuilds_exactly"] is False and spec["params"] == {}
+    assert spec["rebuilds_exactly"] is False
     assert mode_spec(BayesianMode())["rebuilds_exactly"] is True
     results = agenteval.Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode())
     data = results.to_json()
@@ -201,3 +201,35 @@ def test_a_folder_source_hashes_names_and_contents(tmp_path: Path) -> None:
     want = hashlib.sha256(b"a.json\0A" + b"b.json\0BB").hexdigest()
     assert got == {"path": str(tmp_path / "logs"), "resolved": str((tmp_path / "logs").resolve()),
                    "bytes": 3, "sha256": want, "files": 2}
+
+
+def test_mode_spec_reads_settings_dataclasses_and_the_repr(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Constructor arguments kept in a settings dataclass, or only visible in the repr."""
+    from dataclasses import dataclass
+
+    from agenteval.statistical import modes
+
+    @dataclass(frozen=True)
+    class Sampler:
+        draws: int
+        chains: int
+
+    class HolderMode(BayesianMode):
+        def __init__(self, *, draws: int = 10, chains: int = 2,
+                     prior_mu: tuple[float, float] = (1.0, 1.0)) -> None:
+            super().__init__()
+            self.sampler = Sampler(draws, chains)
+            self._mu = tuple(prior_mu)
+
+        def __repr__(self) -> str:
+            return (f"HolderMode(draws={self.sampler.draws}, chains={self.sampler.chains}, "
+                    f"prior_mu={self._mu!r})")
+
+    HolderMode.__module__, HolderMode.__qualname__ = modes.__name__, "HolderMode"
+    monkeypatch.setattr(modes, "HolderMode", HolderMode, raising=False)
+    mode = HolderMode(draws=300, chains=3, prior_mu=(2.5, 0.5))
+    spec = json.loads(json.dumps(mode_spec(mode)))
+    assert spec["params"] == {"draws": 300, "chains": 3, "prior_mu": [2.5, 0.5]}
+    assert spec["rebuilds_exactly"] is True
+    again = mode_from_spec(spec)
+    assert (again.sampler, again._mu) == (Sampler(300, 3), (2.5, 0.5))
