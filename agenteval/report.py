@@ -162,22 +162,20 @@ def _run_line(results: AgenticResults, manifest: dict[str, Any]) -> str:
 def _columns(models: Sequence[Any]) -> list[tuple[str, str, list[str]]]:
     """(label, description, field names) per column; X, X_low, X_high become one interval column."""
     fields = type(models[0]).model_fields
-    names = list(fields)
     cols, used = [], set()
-    for name in names:
+    for name in fields:
         if name in used:
             continue
-        bounds = [f"{name}_{lo}" for lo in ("low", "ci_low")] , [f"{name}_{hi}" for hi in ("high", "ci_high")]
-        low = next((b for b in bounds[0] if b in fields), None)
-        high = next((b for b in bounds[1] if b in fields), None)
+        low = next((f for f in (f"{name}_low", f"{name}_ci_low") if f in fields), None)
+        high = next((f for f in (f"{name}_high", f"{name}_ci_high") if f in fields), None)
         group = [name, low, high] if low and high else [name]
-        used.update(g for g in group if g)
-        desc = fields[name].description or ""
-        cols.append((name + (" [interval]" if len(group) == 3 else ""), desc, group))
+        used.update(group)
+        label = name + (" [interval]" if len(group) == 3 else "")
+        cols.append((label, fields[name].description or "", group))
     return cols
 
 
-def _model_table(models: Sequence[Any], *, key: str | None = None) -> str:
+def _model_table(models: Sequence[Any]) -> str:
     """A table of pydantic models, one row each; headers carry the field descriptions."""
     cols = _columns(models)
     head = "".join(f'<th title="{_e(desc)}">{_e(label)}</th>' for label, desc, _ in cols)
