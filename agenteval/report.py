@@ -85,6 +85,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         _head(f"agenteval report: {len(results)} conversations, k={results.k}"),
         "<body><main>",
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
+        _unjudged_banner(results),
         '<section id="summary"><h2>Suite summary</h2>',
         f'<p class="method">{_e(summary.method)}</p>',
         _transposed_table(summary.rows, key="group", only=HEADLINE_FIELDS),
@@ -140,6 +141,18 @@ def _head(title: str) -> str:
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{_e(title)}</title><style>{_CSS}</style></head>")
+
+
+def _unjudged_banner(results: AgenticResults) -> str:
+    """A run with unjudged interactions says so before any number is read."""
+    from agenteval.failures import judged_share
+
+    judged, total = judged_share(results)
+    if judged == total:
+        return ""
+    return (f'<p class="banner">{total - judged} of {total} interactions could not be judged '
+            f"({(total - judged) / total:.1%}): the estimates below rest on the judged ones only "
+            '(<a href="#judge">causes</a>).</p>')
 
 
 def _run_line(results: AgenticResults, manifest: dict[str, Any]) -> str:
@@ -462,6 +475,7 @@ figure { display: inline-block; margin: 8px 12px 8px 0; } figure img { max-width
 .tools { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 6px 0; }
 .tools input[type=search] { width: 320px; padding: 4px 6px; }
 #shown { color: var(--muted); }
+.banner { background: #fff4e0; border: 1px solid #e5b567; padding: 6px 10px; border-radius: 6px; }
 """
 
 _SCRIPT = """

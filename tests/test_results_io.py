@@ -233,3 +233,10 @@ def test_mode_spec_reads_settings_dataclasses_and_the_repr(monkeypatch: pytest.M
     assert spec["rebuilds_exactly"] is True
     again = mode_from_spec(spec)
     assert (again.sampler, again._mu) == (Sampler(300, 3), (2.5, 0.5))
+
+
+def test_a_call_on_in_memory_data_is_described_without_the_data() -> None:
+    records = [json.loads(line) for line in DEMO.read_text().splitlines()]
+    manifest = agenteval.Agentic.run(records, k=1).to_json()["manifest"]
+    assert manifest["call"].startswith(f"Agentic.run(<{len(records)} list items>, model=None, k=1")
+    assert manifest["data"] is None
