@@ -113,18 +113,18 @@ def _level_text(level: float) -> str:
 
 def _mean_over_cases(scores: list[float | None], mode: StatisticalMode,
                      draws: np.ndarray | None = None) -> tuple[float, float, float, str]:
-    """Mean over scored cases with the mode's interval (see ``statistical.rag.mean_interval``)."""
+    """Mean over scored cases with the bounded Bayesian bootstrap interval (both modes: it is
+    the method whose coverage holds near 0 and 1, see ``statistical.rag.mean_interval``)."""
     x = np.array([np.nan if s is None else s for s in scores], dtype=float)
     level = mode.ci_level
-    if isinstance(mode, BayesianMode):
-        values = x if draws is None else draws
-        mean, lo, hi = rm.mean_interval(values, level=level, method="bayesian-bootstrap",
-                                        draws=mode.mc_samples, seed=mode.rng_seed)
-        what = "mean over cases, Bayesian bootstrap" + (
-            " of per-case Beta posteriors" if draws is not None else "")
-        return mean, lo, hi, f"{what} {_level_text(level)} ({mode.mc_samples} seeded draws)"
-    mean, lo, hi = rm.mean_interval(x, level=level, method="t")
-    return mean, lo, hi, f"mean over cases, Student-t {_level_text(level)} interval"
+    n_draws = mode.mc_samples if isinstance(mode, BayesianMode) else 4000
+    seed = mode.rng_seed if isinstance(mode, BayesianMode) else 42
+    mean, lo, hi = rm.mean_interval(x if draws is None else draws, level=level, draws=n_draws,
+                                    seed=seed)
+    what = ("posterior mean over cases of the per-case Beta posteriors; interval: bounded "
+            "Bayesian bootstrap" if draws is not None
+            else "mean over cases; interval: bounded Bayesian bootstrap")
+    return mean, lo, hi, f"{what} {_level_text(level)} ({n_draws} seeded draws)"
 
 
 # --------------------------------------------------------------------------- precision

@@ -16,10 +16,11 @@ Contract (all functions are vectorised, take numpy arrays or lists, never import
 - Unknown verdicts (a judge failure) are not guessed: ``precision_bounds`` gives the smallest
   and largest precision over every way the unknown nodes could turn out.
 - Recall of one case = attributable statements / statements; ``nan`` when there are none.
-- Aggregation over cases (``mean_interval``): a Student-t interval for the frequentist mode, a
-  Bayesian bootstrap (Rubin 1981) for the Bayesian mode, both clipped to [0, 1]; their coverage
-  is checked by simulation in ``tests/statistical/test_rag_math.py``. Recall also gets the exact
-  conjugate Beta-Binomial posterior per case and pooled over statements (``beta_recall``).
+- Aggregation over cases (``mean_interval``): a bounded Bayesian bootstrap (Rubin 1981, with
+  two half-weight pseudo-cases at 0 and 1) whose coverage is checked by simulation in
+  ``tests/statistical/test_rag_math.py``; a Student-t interval is there for comparison. Recall
+  also gets the exact conjugate Beta-Binomial posterior per case and pooled over statements
+  (``beta_recall``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,8 @@ MAX_UNKNOWN_FOR_BOUNDS = 12
 """Bounds enumerate 2**u assignments of the u unknown nodes of a list; beyond this they are nan."""
 
 __all__ = ["pad_rankings", "contextual_precision", "precision_bounds", "aggregate_searches",
-           "recall", "recall_bounds", "beta_recall", "mean_interval", "MAX_UNKNOWN_FOR_BOUNDS"]
+           "recall", "recall_bounds", "beta_recall", "mean_interval", "MAX_UNKNOWN_FOR_BOUNDS",
+           "BOUND_WEIGHT"]
 
 
 def pad_rankings(lists: Sequence[Sequence[Any]], fill: Any = False) -> np.ndarray:
@@ -200,33 +202,43 @@ def beta_recall(attributable: Any, total: Any, *, prior_a: float = 1.0, prior_b:
     return mean, np.asarray(lo), np.asarray(hi)
 
 
-def mean_interval(values: Any, *, level: float = 0.95, method: str = "t",
-                  draws: int = 4000, seed: int | None = 42) -> tuple[float, float, float]:
-    """Mean over cases of per-case scores in [0, 1] with an interval, (mean, low, high).
+BOUND_WEIGHT = 0.5
+"""Dirichlet weight of each of the two pseudo-cases (scores 0 and 1) of the bounded bootstrap."""
 
-    ``values``: shape (C,) per-case scores, or for ``method="bayesian-bootstrap"`` also (D, C)
-    posterior draws of each case's score (so within-case uncertainty is carried along; D must
-    equal ``draws``). NaN cases are dropped. Methods:
 
-    - ``"t"``: sample mean +- t_{C-1} * sd / sqrt(C), clipped to [0, 1]; (mean, nan, nan) for
-      C = 1 and a zero-width interval when every case has the same score.
-    - ``"bayesian-bootstrap"``: Rubin's (1981) Bayesian bootstrap: the population mean is
-      sum_c w_c x_c with w ~ Dirichlet(1, ..., 1); equal-tailed quantiles of ``draws`` seeded
-      draws. The returned mean is the posterior mean (the sample mean for (C,) input).
+def mean_interval(values: Any, *, level: float = 0.95, method: str = "bayesian-bootstrap",
+                  draws: int = 4000, seed: int | None = 42, bound_weight: float = BOUND_WEIGHT
+                  ) -> tuple[float, float, float]:
+    """Mean over cases of per-case scores in [0, 1] with an interval: (mean, low, high).
 
-    Both are approximations for small C (coverage measured in the tests and the README);
-    ``(nan, nan, nan)`` when no case has a score.
+    ``values``: shape (C,) per-case scores or, for the bootstrap, (D, C) posterior draws of
+    each case's score (within-case uncertainty carried along; D must equal ``draws``). NaN cases
+    are dropped; ``(nan, nan, nan)`` when none is left. ``mean`` is the sample mean of the
+    scores (of the draws' case means for (D, C) input).
 
-    >>> m, lo, hi = mean_interval([0.0, 1.0, 0.5, 0.5])
+    - ``"bayesian-bootstrap"`` (default): Rubin's (1981) Bayesian bootstrap, the population mean
+      being sum_c w_c x_c with w ~ Dirichlet, made *bounded*: two pseudo-cases with scores 0 and
+      1 join the C cases with Dirichlet weight ``bound_weight`` (0.5) each, against 1 for a
+      real case (a Jeffreys-like prior on where the mean can lie, so the interval does not
+      collapse when every case scores 1). Equal-tailed quantiles of ``draws`` seeded draws,
+      widened if needed to contain ``mean``. ``bound_weight=0`` is Rubin's plain version.
+    - ``"t"``: mean +- t_{C-1} sd / sqrt(C), clipped to [0, 1]; bounds nan for C = 1.
+
+    Coverage, measured by simulation (``tests/statistical/test_rag_math.py``, README): the
+    bounded bootstrap stays within 0.93-0.97 for 5 to 100 cases and population means 0.2 to
+    0.98; the t interval (and the plain bootstrap) fall to 0.4-0.9 near the bounds, where
+    retrieval scores usually are.
+
+    >>> m, lo, hi = mean_interval([0.0, 1.0, 0.5, 0.5], method="t")
     >>> round(m, 4), round(lo, 4), round(hi, 4)
     (0.5, 0.0, 1.0)
     """
     level = check_level("level", level)
     x = np.asarray(values, dtype=np.float64)
     if method == "t":
-        x = x[~np.isnan(x)] if x.ndim == 1 else None
-        if x is None:
+        if x.ndim != 1:
             raise ConfigError("method 't' takes one score per case (a 1-D array)")
+        x = x[~np.isnan(x)]
         if x.size == 0:
             return (np.nan, np.nan, np.nan)
         mean = float(x.mean())
@@ -237,24 +249,32 @@ def mean_interval(values: Any, *, level: float = 0.95, method: str = "t",
         half = float(student_t.ppf(0.5 + level / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
         return (mean, max(mean - half, 0.0), min(mean + half, 1.0))
     if method != "bayesian-bootstrap":
-        raise ConfigError(f"method must be 't' or 'bayesian-bootstrap', got {method!r}")
+        raise ConfigError(f"method must be 'bayesian-bootstrap' or 't', got {method!r}")
     if isinstance(draws, bool) or not isinstance(draws, (int, np.integer)) or draws < 1:
         raise ConfigError(f"draws must be an integer >= 1, got {draws!r}")
+    if not (isinstance(bound_weight, (int, float)) and bound_weight >= 0):
+        raise ConfigError(f"bound_weight must be a number >= 0, got {bound_weight!r}")
     if x.ndim == 1:
-        x = x[~np.isnan(x)][None, :]
+        x = np.broadcast_to(x[~np.isnan(x)][None, :], (draws, int((~np.isnan(x)).sum())))
     elif x.ndim == 2:
         if x.shape[0] != draws:
             raise ConfigError(f"values of shape (D, C) need D == draws, got {x.shape[0]} and {draws}")
         x = x[:, ~np.isnan(x).any(axis=0)]
     else:
         raise ConfigError("values must be 1-D (cases) or 2-D (draws, cases)")
-    if x.shape[1] == 0:
+    cases = x.shape[1]
+    if cases == 0:
         return (np.nan, np.nan, np.nan)
     rng = np.random.default_rng(seed)
-    weights = rng.standard_exponential((draws, x.shape[1]))
+    if bound_weight > 0:
+        x = np.concatenate([x, np.zeros((draws, 1)), np.ones((draws, 1))], axis=1)
+        shape = np.concatenate([np.ones(cases), [bound_weight, bound_weight]])
+    else:
+        shape = np.ones(cases)
+    weights = rng.standard_gamma(shape, size=(draws, shape.size))
     weights /= weights.sum(axis=1, keepdims=True)
     means = (weights * x).sum(axis=1)
     tail = (1.0 - level) / 2.0
     lo, hi = np.quantile(means, [tail, 1.0 - tail])
-    centre = float(x.mean()) if x.shape[0] == 1 else float(means.mean())
-    return (centre, float(max(lo, 0.0)), float(min(hi, 1.0)))
+    mean = float(x[:, :cases].mean())
+    return (mean, float(min(max(lo, 0.0), mean)), float(max(min(hi, 1.0), mean)))
