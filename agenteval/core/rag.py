@@ -153,6 +153,9 @@ def _nodes(value: Any, where: _Where, name: str) -> tuple[RagNode, ...]:
 def _statements(value: Any, where: _Where) -> tuple[RagStatement, ...]:
     if not isinstance(value, list):
         raise where.error(f"expected a list of statements, got {_kind(value)}", "statements")
+    if not value:
+        raise where.error("must not be empty (leave it out to have the judge split the "
+                          "expected answer)", "statements")
     out = []
     for i, item in enumerate(value):
         name = f"statements[{i}]"
