@@ -67,3 +67,23 @@ def test_help_lists_rag_in_a_subprocess():
                           "from agenteval.cli import main; main(['rag', '--help'])"],
                          capture_output=True, text=True, check=True).stdout
     assert "precision" in out and "--flatten" in out and "--judge-model" in out
+
+
+def test_readme_rag_example_runs(monkeypatch, capsys, tmp_path):
+    import re
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## RAG metrics", 1)[1]
+    block = re.search(r"```python\n(.*?)```", section, flags=re.S).group(1)
+    monkeypatch.chdir(REPO)
+    namespace: dict = {}
+    exec(compile(block, "README.md", "exec"), namespace)
+    out = capsys.readouterr().out
+    assert "Lisbon population 0.5" in out and "0.75 0.8" in out
+    assert "contextual_recall" in out and "pooled" in out
+    for command in re.findall(r"^agenteval (rag [^#\n]*?)\s*(?:#.*)?$", section, flags=re.M):
+        if "--judge llm" in command:
+            continue
+        args = [str(tmp_path / "rag") if a == "out/rag" else a for a in command.split()]
+        assert main(args) == 0, command
+    assert (tmp_path / "rag" / "recall_cases.csv").exists()

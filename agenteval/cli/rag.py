@@ -110,6 +110,8 @@ def format_table(results: Any) -> str:
         else:
             rows.append({"case": case.case_id, "score": _fmt(case.score), "bounds": bounds,
                          "attributable": f"{case.attributable}/{case.total}",
+                         **({"posterior mean": _fmt(case.posterior_mean)}
+                            if case.posterior_mean is not None else {}),
                          "interval": (f"[{_fmt(case.ci_low)}, {_fmt(case.ci_high)}]"
                                       if case.ci_low is not None else ""),
                          "errors": len(case.judge_errors)})
