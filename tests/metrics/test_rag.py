@@ -264,3 +264,12 @@ def test_offline_rules_thresholds():
                                    ["x", "Lisbon: 545000 inhabitants"]).node == 1
     out = judge.judge_sync([AnswerItem("q", "a", "a")])
     assert out[0].score == 1.0   # the answer rules are untouched
+
+
+def test_demo_file_matches_its_generator():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(REPO / "data" / "make_rag_demo.py"), "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout

@@ -172,3 +172,17 @@ def test_t_interval_undercovers_near_the_bound():
         _, lo, hi = rm.mean_interval(x, draws=2000, seed=i)
         hits_b += lo <= truth <= hi
     assert hits_t / 400 < 0.88 < 0.93 < hits_b / 400
+
+
+def test_rag_math_imports_nothing_heavy():
+    import json
+    import subprocess
+    import sys
+
+    code = ("import sys, json, agenteval.statistical.rag as m; m.contextual_precision([True]); "
+            "print(json.dumps(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    banned = ["pandas", "openai", "instructor", "matplotlib", "IPython", "agenteval.judge",
+              "agenteval.core", "agenteval.metrics", "scipy"]
+    assert not [m for m in banned if m in loaded]
