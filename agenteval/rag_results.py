@@ -164,7 +164,8 @@ class RagSummary:
     """Verdicts the judge gave."""
     extra: dict[str, Any] = field(default_factory=dict)
     """Precision: ``mean_weighted`` (of the result-count-weighted case scores); recall: the
-    ``pooled`` statement-level recall with its interval."""
+    ``pooled`` statement-level recall with its interval; both, when verdicts failed,
+    ``mean_bounds`` (low, high): the mean over all cases whatever those verdicts turn out to be."""
     judge: dict[str, Any] = field(default_factory=dict)
     version: str = RAG_RESULTS_VERSION
 
@@ -183,7 +184,10 @@ class RagSummary:
         lines = [f"{self.metric}: {_interval(self.mean, self.ci_low, self.ci_high)} over "
                  f"{self.scored} of {self.cases} cases  ({self.method})"]
         for key, value in self.extra.items():
-            if isinstance(value, dict):
+            if key == "mean_bounds":
+                lines.append(f"  mean over all {self.cases} cases, whatever the failed verdicts "
+                             f"turn out to be: [{_num(value['low'])}, {_num(value['high'])}]")
+            elif isinstance(value, dict):
                 lines.append(f"  {key}: {_interval(value.get('mean'), value.get('ci_low'), value.get('ci_high'))}"
                              f"  ({value.get('method', '')})")
             elif isinstance(value, float):

@@ -79,7 +79,7 @@ def _raise_if_strict(strict: bool, case_id: str, where: str, outcome: Any) -> No
         raise JudgeError(f"judge failed on case {case_id!r}, {where}: {_failure_text(outcome)}")
 
 
-def _single(outcome: Any, attr: str) -> tuple[Any, str] | str:
+def _single(outcome: Any) -> tuple[Any, str] | str:
     """(verdict value, reason) from a one-item verdict list, or an error text."""
     if isinstance(outcome, JudgeFailure):
         return _failure_text(outcome)
@@ -101,6 +101,16 @@ def _judge_dict(judge: Judge) -> dict[str, Any]:
             "errors": run.errors, "not_judged_budget": run.not_judged_budget,
             "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
             **{k: v for k, v in run.details.items() if k not in ("cache",)}}
+
+
+def _mean_bounds(cases: Sequence[Any]) -> dict[str, float] | None:
+    """Where the mean over all cases would lie once the unknown verdicts are known (a case
+    without bounds, e.g. whose statements failed, counts as anywhere in [0, 1])."""
+    if all(c.score is not None for c in cases):
+        return None
+    low = [0.0 if c.score_low is None else c.score_low for c in cases]
+    high = [1.0 if c.score_high is None else c.score_high for c in cases]
+    return {"low": float(np.mean(low)), "high": float(np.mean(high))}
 
 
 def _opt(x: float) -> float | None:
@@ -155,7 +165,8 @@ class ContextualPrecision:
     @classmethod
     def run(cls, data: Any, model: Any = None, *, flatten: bool = False,
             statistical_mode: Any = None, strict: bool = False,
-            use_structured_output: bool = True, verbose: bool = False) -> RagResults:
+            use_structured_output: bool = True, bos_json_clause: str = "```json",
+            eos_json_clause: str = "```", verbose: bool = False) -> RagResults:
         """Score every case.
 
         Args:
@@ -166,10 +177,13 @@ class ContextualPrecision:
             statistical_mode: FrequentistMode() (default, Student-t over cases) or
                 BayesianMode() (Bayesian bootstrap over cases), or their names.
             strict: raise JudgeError at the first failed verdict instead of reporting it.
+            use_structured_output, bos_json_clause, eos_json_clause: for a model name or client,
+                as in ``Agentic.run`` (plain-text mode parses the JSON between the clauses).
         """
         cases = load_rag_cases(data)
         mode = _mode(statistical_mode)
-        judge = resolve_judge(model, use_structured_output=use_structured_output)
+        judge = resolve_judge(model, use_structured_output=use_structured_output,
+                              bos_json_clause=bos_json_clause, eos_json_clause=eos_json_clause)
         judge.start_run()
         results = score_precision(cases, judge, mode=mode, flatten=flatten, strict=strict)
         if verbose:
@@ -206,7 +220,7 @@ def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: Statistical
                 continue
             outcome = outcomes[(r_index, pos)]
             _raise_if_strict(strict, case.id, f"search {s_index} rank {pos + 1}", outcome)
-            got = _single(outcome, "relevant")
+            got = _single(outcome)
             if isinstance(got, str):
                 nodes.append(NodeJudgment(**base, relevant=None, reason="", source="error",
                                           error=got))
@@ -257,7 +271,8 @@ def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: Statistical
         method=method + ("; one flattened ranking per case" if flatten else
                          "; case = mean over its searches"),
         judge_errors=n_errors, labelled=labelled, judged=n_judged,
-        extra={"mean_weighted": float(np.nanmean(wm)) if np.isfinite(wm).any() else float("nan")},
+        extra={"mean_weighted": float(np.nanmean(wm)) if np.isfinite(wm).any() else float("nan"),
+               **({"mean_bounds": b} if (b := _mean_bounds(out)) else {})},
         judge=_judge_dict(judge))
     return RagResults(out, metric=ContextualPrecision.name, summary=summary,
                       settings=_settings(ContextualPrecision.name, judge, mode, flatten=flatten),
@@ -275,7 +290,8 @@ class ContextualRecall:
     @classmethod
     def run(cls, data: Any, model: Any = None, *, flatten: bool = False,
             statistical_mode: Any = None, strict: bool = False,
-            use_structured_output: bool = True, verbose: bool = False) -> RagResults:
+            use_structured_output: bool = True, bos_json_clause: str = "```json",
+            eos_json_clause: str = "```", verbose: bool = False) -> RagResults:
         """Score every case; arguments as in :meth:`ContextualPrecision.run`.
 
         Statements come from the data when given (with their ``attributable`` labels, if any),
@@ -285,7 +301,8 @@ class ContextualRecall:
         """
         cases = load_rag_cases(data)
         mode = _mode(statistical_mode)
-        judge = resolve_judge(model, use_structured_output=use_structured_output)
+        judge = resolve_judge(model, use_structured_output=use_structured_output,
+                              bos_json_clause=bos_json_clause, eos_json_clause=eos_json_clause)
         judge.start_run()
         results = score_recall(cases, judge, mode=mode, strict=strict)
         results.settings["flatten"] = flatten
@@ -355,7 +372,7 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
                 continue
             outcome = outcomes[(i, j)]
             _raise_if_strict(strict, case.id, f"statement {j}", outcome)
-            got = _single(outcome, "attributed")
+            got = _single(outcome)
             if isinstance(got, str):
                 statements.append(StatementJudgment(j, text, None, "", "error", error=got))
                 case_errors[i].append(f"statement {j}: {got}")
@@ -428,7 +445,8 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
         extra={"pooled": {"mean": float(pooled_mean), "ci_low": float(pooled_lo),
                           "ci_high": float(pooled_hi), "method": pooled_method,
                           "attributable": int(a[scored].sum()),
-                          "statements": int(n[scored].sum())}},
+                          "statements": int(n[scored].sum())},
+               **({"mean_bounds": b} if (b := _mean_bounds(out)) else {})},
         judge=_judge_dict(judge))
     return RagResults(out, metric=ContextualRecall.name, summary=summary,
                       settings=_settings(ContextualRecall.name, judge, mode),

@@ -132,6 +132,8 @@ def test_a_failing_verdict_is_an_error_not_irrelevant(server, tmp_path):
     assert good.score == 1.0
     s = results.summary()
     assert (s.scored, s.judge_errors, s.mean) == (1, 1, 1.0)
+    assert s.extra["mean_bounds"] == pytest.approx({"low": (5 / 6 + 1) / 2, "high": 1.0})
+    assert "whatever the failed verdicts turn out to be: [0.917, 1.000]" in s.to_text()
     assert s.judge["errors"] == 1
 
     cases[0]["retrieval_context"][1] = "n2"
