@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -63,6 +64,8 @@ def _stem(word: str) -> str:
 def _number(token: str) -> str:
     """``1,083`` -> ``1083``; ``3.50`` -> ``3.5``; a comma between digits groups thousands
     when three digits follow, else it is a decimal comma."""
+    if token.isdigit():
+        return token
     if re.fullmatch(r"\d{1,3}(?:,\d{3})+(?:\.\d+)?", token):
         token = token.replace(",", "")
     token = token.replace(",", ".")
@@ -77,13 +80,19 @@ def terms(text: str) -> list[str]:
     >>> terms("The Eiffel Tower is 330 metres (1,083 ft) tall.")
     ['eiffel', 'tower', '330', 'metre', '1083', 'ft', 'tall']
     """
+    return list(_terms(text))
+
+
+@lru_cache(maxsize=65536)
+def _terms(text: str) -> tuple[str, ...]:
+    """Cached: a node's terms are needed once per statement it is checked against."""
     out = []
     for token in _TOKEN.findall(unicodedata.normalize("NFKC", text).lower()):
         if token[0].isdigit():
             out.append(_number(token))
         elif len(token) > 1 and token not in STOP_WORDS:
             out.append(_stem(token))
-    return out
+    return tuple(out)
 
 
 def _is_number(term: str) -> bool:
@@ -136,19 +145,22 @@ def _listed(words: Sequence[str], limit: int = 6) -> str:
     return shown + (", ..." if len(words) > limit else "")
 
 
-def key_terms(question: str, expected_answer: str | None) -> list[tuple[list[str], str]]:
-    """Per statement of the expected answer, (the terms a relevant node covers, the statement)."""
-    q = list(dict.fromkeys(terms(question)))
+@lru_cache(maxsize=4096)
+def key_terms(question: str, expected_answer: str | None) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """Per statement of the expected answer, (the terms a relevant node covers, the statement).
+
+    Cached: every node of a case asks for the same key terms."""
+    q = tuple(dict.fromkeys(_terms(question)))
     if expected_answer is None:
-        return [(q, "the question")] if q else []
+        return ((q, "the question"),) if q else ()
     asked = set(q)
     out = []
     for statement in split_statements(expected_answer) or (expected_answer,):
-        own = list(dict.fromkeys(terms(statement)))
-        new = [t for t in own if t not in asked]
+        own = tuple(dict.fromkeys(_terms(statement)))
+        new = tuple(t for t in own if t not in asked)
         if new or own:
             out.append((new or own, repr(_clip(statement))))
-    return out
+    return tuple(out)
 
 
 def _clip(text: str, limit: int = 60) -> str:
@@ -160,7 +172,7 @@ def node_relevance(question: str, expected_answer: str | None, node: str) -> Ove
     keys = key_terms(question, expected_answer)
     if not keys:
         return None
-    have = set(terms(node))
+    have = set(_terms(node))
     best = max(keys, key=lambda kv: sum(t in have for t in kv[0]) / len(kv[0]))
     key, origin = best
     found = [t for t in key if t in have]
@@ -191,7 +203,7 @@ def attribution(statement: str, nodes: Sequence[str]) -> OverlapAttribution:
     numbers = [t for t in wanted if _is_number(t)]
     best, best_share, best_missing = None, -1.0, wanted
     for i, node in enumerate(nodes):
-        have = set(terms(node))
+        have = set(_terms(node))
         missing = [t for t in wanted if t not in have]
         share = 1.0 - len(missing) / len(wanted)
         numbers_ok = all(t in have for t in numbers)

@@ -233,13 +233,13 @@ def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: Statistical
 
     # scores, vectorised over all rankings
     flags = rm.pad_rankings([[n.relevant for n in nodes] for nodes in judged], fill=False)
-    lo, hi = rm.precision_bounds(flags) if flags.dtype == object else (None, None)
     known = np.array([all(n.relevant is not None for n in nodes) for nodes in judged])
-    exact = rm.contextual_precision(np.where(known[:, None], flags, False).astype(bool)) \
-        if len(judged) else np.zeros(0)
+    exact = rm.contextual_precision(np.where(known[:, None], flags, False).astype(bool))
     score = np.where(known, exact, np.nan)
-    low = exact if lo is None else np.where(known, exact, lo)
-    high = exact if hi is None else np.where(known, exact, hi)
+    low, high = exact.copy(), exact.copy()
+    if not known.all():  # bounds only where a verdict is missing
+        unknown_rows = np.flatnonzero(~known)
+        low[unknown_rows], high[unknown_rows] = rm.precision_bounds(flags[unknown_rows])
     counts = np.array([len(nodes) for nodes in judged], dtype=float)
     case_of = np.array([r.case for r in rankings], dtype=int)
     mean, weighted = rm.aggregate_searches(score, counts, case_of, n_cases=len(cases))

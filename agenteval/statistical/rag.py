@@ -254,27 +254,33 @@ def mean_interval(values: Any, *, level: float = 0.95, method: str = "bayesian-b
         raise ConfigError(f"draws must be an integer >= 1, got {draws!r}")
     if not (isinstance(bound_weight, (int, float)) and bound_weight >= 0):
         raise ConfigError(f"bound_weight must be a number >= 0, got {bound_weight!r}")
+    counts = None
     if x.ndim == 1:
-        x = np.broadcast_to(x[~np.isnan(x)][None, :], (draws, int((~np.isnan(x)).sum())))
+        # Cases with equal scores pool their Gamma(1) weights into one Gamma(count) weight (the
+        # same distribution): precision takes few distinct values, so this is much cheaper.
+        x, counts = np.unique(x[~np.isnan(x)], return_counts=True)
+        x = np.broadcast_to(x[None, :], (draws, x.size))
     elif x.ndim == 2:
         if x.shape[0] != draws:
             raise ConfigError(f"values of shape (D, C) need D == draws, got {x.shape[0]} and {draws}")
         x = x[:, ~np.isnan(x).any(axis=0)]
     else:
         raise ConfigError("values must be 1-D (cases) or 2-D (draws, cases)")
-    cases = x.shape[1]
-    if cases == 0:
+    columns = x.shape[1]
+    if columns == 0:
         return (np.nan, np.nan, np.nan)
+    case_weight = np.ones(columns) if counts is None else counts.astype(np.float64)
+    mean = float((x[0] * case_weight).sum() / case_weight.sum()) if counts is not None \
+        else float(x.mean())
     rng = np.random.default_rng(seed)
     if bound_weight > 0:
         x = np.concatenate([x, np.zeros((draws, 1)), np.ones((draws, 1))], axis=1)
-        shape = np.concatenate([np.ones(cases), [bound_weight, bound_weight]])
+        shape = np.concatenate([case_weight, [bound_weight, bound_weight]])
     else:
-        shape = np.ones(cases)
+        shape = case_weight
     weights = rng.standard_gamma(shape, size=(draws, shape.size))
     weights /= weights.sum(axis=1, keepdims=True)
     means = (weights * x).sum(axis=1)
     tail = (1.0 - level) / 2.0
     lo, hi = np.quantile(means, [tail, 1.0 - tail])
-    mean = float(x[:, :cases].mean())
     return (mean, float(min(max(lo, 0.0), mean)), float(max(min(hi, 1.0), mean)))

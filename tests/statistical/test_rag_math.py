@@ -186,3 +186,14 @@ def test_rag_math_imports_nothing_heavy():
     banned = ["pandas", "openai", "instructor", "matplotlib", "IPython", "agenteval.judge",
               "agenteval.core", "agenteval.metrics", "scipy"]
     assert not [m for m in banned if m in loaded]
+
+
+def test_pooling_tied_cases_leaves_the_bootstrap_distribution_unchanged():
+    # 1-D input pools equal scores into one Gamma(count) weight; 2-D input draws one weight
+    # per case. Same distribution: the intervals agree up to Monte Carlo error.
+    x = np.array([1.0] * 30 + [0.0] * 5 + [5 / 6] * 10 + [0.5] * 5)
+    draws = 100_000
+    grouped = rm.mean_interval(x, draws=draws, seed=1)
+    per_case = rm.mean_interval(np.broadcast_to(x, (draws, x.size)), draws=draws, seed=2)
+    assert grouped[0] == pytest.approx(x.mean()) and per_case[0] == pytest.approx(x.mean())
+    assert grouped[1:] == pytest.approx(per_case[1:], abs=0.003)
