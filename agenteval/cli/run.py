@@ -37,7 +37,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="directory to write results files into")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
-    judge = run.add_argument_group("judge")
+    add_judge_arguments(run)
+    run.set_defaults(handler=run_command)
+    return run
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The judge flags (shared by every subcommand that judges; see :func:`make_judge`)."""
+    judge = parser.add_argument_group("judge")
     judge.add_argument("--judge", choices=("offline", "llm"), default="offline",
                        help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
     judge.add_argument("--judge-model", help="model name for --judge llm")
@@ -51,8 +58,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
     judge.add_argument("--plain-text", action="store_true",
                        help="ask for a fenced JSON block instead of structured output")
-    run.set_defaults(handler=run_command)
-    return run
 
 
 def make_mode(args: argparse.Namespace) -> Any:
