@@ -31,6 +31,9 @@ _EXPORTS = {
     "load_results": "agenteval.results_io",
     "OfflineJudge": "agenteval.judge.offline",
     "LLMJudge": "agenteval.judge.llm",
+    "ContextualPrecision": "agenteval.metrics.rag",
+    "ContextualRecall": "agenteval.metrics.rag",
+    "load_rag_cases": "agenteval.core.rag",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

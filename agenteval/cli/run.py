@@ -55,7 +55,14 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       help="evaluate only this task_id (repeat for several)")
     pick.add_argument("--limit", type=int, metavar="N",
                       help="evaluate only the first N conversations (after --agent / --task)")
-    judge = run.add_argument_group("judge")
+    add_judge_arguments(run)
+    run.set_defaults(handler=run_command)
+    return run
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The judge flags (shared by every subcommand that judges; see :func:`make_judge`)."""
+    judge = parser.add_argument_group("judge")
     judge.add_argument("--judge", choices=("offline", "llm"), default="offline",
                        help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
     judge.add_argument("--judge-model", help="model name for --judge llm")
@@ -69,8 +76,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
     judge.add_argument("--plain-text", action="store_true",
                        help="ask for a fenced JSON block instead of structured output")
-    run.set_defaults(handler=run_command)
-    return run
 
 
 def make_mode(args: argparse.Namespace) -> Any:
