@@ -131,11 +131,12 @@ def run_command(args: argparse.Namespace) -> int:
 
     check_data_path(args.data)
     check_unit_flag("--min-judged", args.min_judged)
+    judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     if args.out is not None:
         check_out_dir(args.out)
     datasets = select(load_for_run(args), agents=args.agent, tasks=args.task, limit=args.limit)
-    results = Agentic.run(datasets, make_judge(args), args.k, threshold=args.threshold,
-                          tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
+    results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
+                          tool_threshold=args.tool_threshold, statistical_mode=mode,
                           strict=args.strict)
     record_provenance(results, args)
     if args.out is not None:
