@@ -138,6 +138,9 @@ class SuiteSummary(BaseModel):
         default_factory=list, description="Every pair of agents, in order of first appearance."
     )
     comparison_method: str = Field(default="", description="How comparisons were computed.")
+    diagnostics: list[dict[str, Any]] = Field(
+        default_factory=list, description="Hierarchical fits (conversations, tasks): method, "
+        "r_hat, ESS, divergences, time; empty in the conjugate and frequentist modes.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
 
     def comparisons_dataframe(self) -> pd.DataFrame:
@@ -209,6 +212,9 @@ class SuiteSummary(BaseModel):
         notes = sorted({r.note for r in self.rows if r.note})
         if notes:
             lines += [""] + [f"note: {n}" for n in notes]
+        for d in self.diagnostics:
+            lines.append("")
+            lines.append(_diagnostics_line(d))
         if self.comparisons:
             lines += ["", f"agent comparisons ({self.comparison_method}):"]
             for cmp in self.comparisons:
@@ -256,6 +262,23 @@ class AgenticResults(list[AgenticMetric]):
     @property
     def k(self) -> int:
         return self.settings.k
+
+    def conversation_fit(self) -> Any:
+        """The hierarchical fit over conversations (units) per agent, or None (conjugate and
+        frequentist modes). Cached by the mode: the same fit the per-conversation fields came from."""
+        mode = self.settings.mode
+        n = np.array([m.total_interactions for m in self])
+        c = np.array([m.correct_interactions for m in self])
+        return mode.fit(n, c, groups=[m.assistant_id for m in self])
+
+    def task_fit(self) -> Any:
+        """The hierarchical fit over tasks (assistant_id x task_id) per agent, or None."""
+        tasks = _tasks(self)
+        if not tasks["keys"]:
+            return None
+        names = list(dict.fromkeys(m.assistant_id for m in self))
+        return self.settings.mode.fit(tasks["n"], tasks["c"],
+                                      groups=[names[i] for i in tasks["agent"]])
 
     def summary(self) -> SuiteSummary:
         """Suite-level estimates (computed once, vectorised over groups)."""
@@ -331,8 +354,13 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
     groups: list[tuple[str, str, list[AgenticMetric]]] = [("all", "suite", list(results))]
     if len(agents) > 1:
         groups += [(name, "agent", members) for name, members in agents.items()]
-    rows = [_group_row(name, level, members, results.k, results.settings.mode)
-            for name, level, members in groups]
+    mode, k = results.settings.mode, results.k
+    tasks = _tasks(results)
+    names = list(agents)
+    estimates = mode.task_estimates(tasks["n"], tasks["c"], k, groups=tasks["agent"], names=names)
+    per_group = [estimates[0]] + (estimates[1:] if len(agents) > 1 else [])
+    rows = [_group_row(name, level, members, k, mode, task)
+            for (name, level, members), task in zip(groups, per_group)]
     notes = sorted({r.note for r in rows if r.note})
     for note in notes:
         if note.startswith("one attempt per task"):
@@ -344,15 +372,44 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
              **run.details}
     comparisons, comparison_method = _compare_agents(rows[1:], results.settings.mode)
     return SuiteSummary(k=results.k, method=results.method, rows=rows, comparisons=comparisons,
-                        comparison_method=comparison_method, judge=_json_safe(judge))
+                        comparison_method=comparison_method, judge=_json_safe(judge),
+                        diagnostics=_json_safe(_diagnostics(results, tasks, names)))
+
+
+def _diagnostics(results: AgenticResults, tasks: dict[str, Any], names: list[str]) -> list[dict]:
+    """The hierarchical fits' diagnostics (the fits are cached by the mode, not refitted)."""
+    out = []
+    for level, fit in (("conversations", results.conversation_fit()),
+                       ("tasks", results.task_fit())):
+        if fit is not None:
+            d = {k: v for k, v in fit.diagnostics.items() if k != "modes"}
+            out.append({"level": level, "units": int(fit.inverse.size),
+                        "distinct_triples": int(fit.triples[0].size), **d})
+    return out
 
 
 class NotIdentifiedWarning(UserWarning):
     """A requested quantity is not identified by the data (e.g. pass^k with one attempt per task)."""
 
 
+def _tasks(results: AgenticResults) -> dict[str, np.ndarray]:
+    """Per task (assistant_id, task_id): complete attempts n, fully correct c, agent index."""
+    agents: dict[str, int] = {}
+    attempts: dict[tuple[str, str], list[bool]] = {}
+    for m in results:
+        agents.setdefault(m.assistant_id, len(agents))
+        if m.task_id is not None:
+            done = attempts.setdefault((m.assistant_id, m.task_id), [])
+            if m.judge_errors == 0:
+                done.append(m.is_fully_correct is True)
+    return {"n": np.array([len(v) for v in attempts.values()], dtype=np.int64),
+            "c": np.array([sum(v) for v in attempts.values()], dtype=np.int64),
+            "agent": np.array([agents[a] for a, _ in attempts], dtype=np.int64),
+            "keys": list(attempts)}
+
+
 def _group_row(name: str, level: str, members: list[AgenticMetric], k: int,
-               mode: StatisticalMode) -> SuiteRow:
+               mode: StatisticalMode, task: Any) -> SuiteRow:
     """One group's row: the share of fully correct conversations (judge errors as missing data)
     and the task-level pass@k / pass^k."""
     from agenteval.statistical import suite
@@ -375,16 +432,8 @@ def _group_row(name: str, level: str, members: list[AgenticMetric], k: int,
             rate_method += (f"; {rate['dropped']} conversations of lengths with no complete "
                             "conversation left out")
 
-    attempts: dict[str, list[bool]] = {}
-    repeated = Counter(m.task_id for m in members if m.task_id is not None)
-    for m in members:
-        if m.task_id is not None:
-            attempts.setdefault(f"{m.assistant_id}\x00{m.task_id}", [])
-            if m.judge_errors == 0:
-                attempts[f"{m.assistant_id}\x00{m.task_id}"].append(m.is_fully_correct is True)
-    n_t = np.array([len(v) for v in attempts.values()], dtype=np.int64)
-    c_t = np.array([sum(v) for v in attempts.values()], dtype=np.int64)
-    task = mode.task_estimate(n_t, c_t, k)
+    repeated = Counter((m.assistant_id, m.task_id) for m in members if m.task_id is not None)
+    attempts = bool(repeated)
     headline = "tasks" if repeated and max(repeated.values()) >= 2 else "pooled"
     note = ""
     if attempts and not task.identified:
@@ -441,6 +490,24 @@ def _compare_agents(rows: list[SuiteRow], mode: StatisticalMode) -> tuple[list[A
         for m, (i, j) in enumerate(pairs)
     ]
     return comparisons, out.get("method", "")
+
+
+def _diagnostics_line(d: dict[str, Any]) -> str:
+    """One line per fit: what was fitted and whether the sampler can be trusted."""
+    head = f"{d['level']} fit ({d.get('units')} units, {d.get('distinct_triples')} distinct (agent, n, c))"
+    if d.get("method") == "mcmc":
+        status = "ok" if d.get("ok") else "CHECK: " + "; ".join(d.get("problems") or [])
+        return (f"{head}: NUTS ({d.get('sampler')}) {d.get('chains')} chains x {d.get('draws')} "
+                f"draws, max r_hat {_num(d.get('r_hat_max'))}, min ESS bulk "
+                f"{_int(d.get('ess_bulk_min'))} tail {_int(d.get('ess_tail_min'))}, "
+                f"divergences {d.get('divergences')}, {d.get('seconds', 0):.1f} s: {status}")
+    return (f"{head}: empirical Bayes, optimiser "
+            f"{'converged' if d.get('converged') else 'did NOT converge'}, "
+            f"{d.get('seconds', 0):.2f} s")
+
+
+def _int(x: Any) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
 
 
 def format_interval(value: float, low: float | None, high: float | None) -> str:
