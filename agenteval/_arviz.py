@@ -60,6 +60,7 @@ def min_over(ds: Any) -> float:
 
 
 def from_dict(*, posterior: dict[str, np.ndarray], observed_data: dict[str, np.ndarray],
+              prior: dict[str, np.ndarray] | None = None,
               constant_data: dict[str, np.ndarray] | None = None,
               sample_stats: dict[str, np.ndarray] | None = None,
               coords: dict[str, Any], dims: dict[str, list[str]],
@@ -67,6 +68,8 @@ def from_dict(*, posterior: dict[str, np.ndarray], observed_data: dict[str, np.n
     """InferenceData (0.x) or DataTree (1.x) from arrays with (chain, draw, *dims) posteriors."""
     az = _az()
     groups: dict[str, Any] = {"posterior": posterior, "observed_data": observed_data}
+    if prior:
+        groups["prior"] = prior
     if constant_data:
         groups["constant_data"] = constant_data
     if sample_stats:
@@ -75,10 +78,13 @@ def from_dict(*, posterior: dict[str, np.ndarray], observed_data: dict[str, np.n
         from arviz_base import from_dict as from_dict_1
 
         tree = from_dict_1(groups, coords=coords, dims=dims)
-        if attrs:
-            tree.attrs.update(attrs)
+        for name in groups:
+            tree[name].attrs.update(attrs or {})
         return tree
-    return az.from_dict(**groups, coords=coords, dims=dims, attrs=attrs or {})
+    data = az.from_dict(**groups, coords=coords, dims=dims)
+    for name in data.groups():
+        getattr(data, name).attrs.update(attrs or {})
+    return data
 
 
 def to_netcdf(data: Any, path: str) -> str:

@@ -286,6 +286,151 @@ class AgenticResults(list[AgenticMetric]):
             self._summary = _summarise(self)
         return self._summary
 
+    def to_inference_data(self, *, draws: int | None = None,
+                          max_conversations: int = 20_000) -> Any:
+        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x).
+
+        Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
+        ``p_conversation`` (per-interaction success rate of each conversation; left out above
+        ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
+        correct conversations), ``task_pass_at_k`` / ``task_pass_pow_k`` (the suite's tasks),
+        ``new_task_pass_at_k`` / ``new_task_pass_pow_k`` (a new task), and in the hierarchical
+        methods ``mu`` / ``kappa`` (of tasks) and ``mu_conversation`` / ``kappa_conversation``.
+        Prior: the conjugate ``p`` prior, or ``mu`` / ``kappa`` / ``log_kappa``. Observed data:
+        the counts every estimate came from. Conjugate draws (``draws``, default the mode's
+        ``mc_samples``) are seeded from the mode's ``rng_seed``; hierarchical ones follow the fit.
+        """
+        from agenteval import _arviz, __version__
+        from agenteval.errors import ConfigError
+        from agenteval.statistical import suite
+
+        mode = self.settings.mode
+        if mode.get_result_type() != "distribution":
+            raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
+                              "frequentist results have no posterior")
+        k = self.k
+        names = list(dict.fromkeys(m.assistant_id for m in self))
+        agent_idx = {a: i for i, a in enumerate(names)}
+        conv_agent = np.array([agent_idx[m.assistant_id] for m in self], dtype=np.int64)
+        n = np.array([m.total_interactions for m in self])
+        c = np.array([m.correct_interactions for m in self])
+        tasks = _tasks(self)
+        conv_fit, task_fit = self.conversation_fit(), self.task_fit()
+        fit = task_fit or conv_fit
+        seeds = np.random.SeedSequence(mode.rng_seed).spawn(4)
+        if fit is not None:
+            chains, per_chain = fit.mu.shape[:2]
+        else:
+            chains, per_chain = 1, int(draws or mode.mc_samples)
+        total = chains * per_chain
+
+        def shaped(x: np.ndarray) -> np.ndarray:
+            return x.reshape(chains, per_chain, *x.shape[1:])
+
+        a0, b0 = mode.beta_prior_a, mode.beta_prior_b
+        posterior: dict[str, np.ndarray] = {}
+        dims: dict[str, list[str]] = {}
+        if len(self) <= max_conversations:
+            p_conv = (conv_fit.unit_draws() if conv_fit is not None else shaped(
+                suite.conjugate_unit_draws(n, c, a=a0, b=b0, draws=total, seed=seeds[0])))
+            posterior["p_conversation"] = p_conv
+            dims["p_conversation"] = ["conversation"]
+        share = np.empty((total, len(names)))
+        for g, name in enumerate(names):
+            members = [m for m in self if m.assistant_id == name]
+            length = np.array([len(m.interactions) or m.total_interactions for m in members])
+            complete = np.array([m.judge_errors == 0 for m in members])
+            full = np.array([m.is_fully_correct is True for m in members])
+            _, n_l, m_l, c_l = suite.length_strata(length, complete, full)
+            if complete.all() or n_l.size == 1:
+                n_l, m_l, c_l = n_l.sum(keepdims=True), m_l.sum(keepdims=True), c_l.sum(keepdims=True)
+            share[:, g] = suite.stratified_share_draws(n_l, m_l, c_l, a=a0, b=b0, draws=total,
+                                                       seed=int(seeds[1].generate_state(1)[0]) + g)
+        posterior["share"] = shaped(share)
+        dims["share"] = ["agent"]
+        coords: dict[str, Any] = {"conversation": [m.session_id for m in self], "agent": names}
+        observed = {"n_conversation": n, "c_conversation": c,
+                    "fully_correct": np.array([-1 if m.is_fully_correct is None
+                                               else int(m.is_fully_correct) for m in self])}
+        obs_dims = {"n_conversation": ["conversation"], "c_conversation": ["conversation"],
+                    "fully_correct": ["conversation"]}
+        constant = {"agent_of_conversation": conv_agent}
+        dims["agent_of_conversation"] = ["conversation"]
+        if tasks["keys"]:
+            coords["task"] = [f"{a}/{t}" for a, t in tasks["keys"]]
+            if task_fit is not None:
+                p_task = task_fit.unit_draws().reshape(total, -1)
+            else:
+                p_task = suite.conjugate_unit_draws(tasks["n"], tasks["c"], a=a0, b=b0,
+                                                    draws=total, seed=seeds[2])
+            posterior["p_task"] = shaped(p_task)
+            dims["p_task"] = ["task"]
+            suite_draws = suite.group_power_draws(p_task, tasks["agent"], len(names), k)
+            for key, v in suite_draws.items():
+                posterior[f"task_{key}"] = shaped(v)
+                dims[f"task_{key}"] = ["agent"]
+            if task_fit is not None:
+                mu, kappa = task_fit.flat
+                order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
+                a_, b_ = mu * kappa, (1 - mu) * kappa
+                new = {"pass_pow_k": est_pow(a_, b_, k), "pass_at_k": est_at(a_, b_, k)}
+                for key, v in new.items():
+                    full_v = np.full((total, len(names)), np.nan)
+                    for g, j in enumerate(order):
+                        if j is not None:
+                            full_v[:, g] = v[:, j]
+                    posterior[f"new_task_{key}"] = shaped(full_v)
+                for name_, v in (("mu", mu), ("kappa", kappa)):
+                    full_v = np.full((total, len(names)), np.nan)
+                    for g, j in enumerate(order):
+                        if j is not None:
+                            full_v[:, g] = v[:, j]
+                    posterior[name_] = shaped(full_v)
+                    dims[name_] = ["agent"]
+            else:
+                seed = int(seeds[3].generate_state(1)[0])
+                new = suite.group_power_draws(p_task, tasks["agent"], len(names), k,
+                                              bootstrap_seed=seed)
+                for key, v in new.items():
+                    posterior[f"new_task_{key}"] = shaped(v)
+            dims["new_task_pass_pow_k"] = dims["new_task_pass_at_k"] = ["agent"]
+            observed.update({"n_task": tasks["n"], "c_task": tasks["c"]})
+            obs_dims.update({"n_task": ["task"], "c_task": ["task"]})
+            constant["agent_of_task"] = tasks["agent"]
+            dims["agent_of_task"] = ["task"]
+        if conv_fit is not None:
+            mu, kappa = conv_fit.mu, conv_fit.kappa
+            order = [conv_fit.names.index(a) for a in names]
+            posterior["mu_conversation"] = mu[..., order]
+            posterior["kappa_conversation"] = kappa[..., order]
+            dims["mu_conversation"] = dims["kappa_conversation"] = ["agent"]
+        rng = np.random.default_rng(seeds[3])
+        if fit is not None:
+            pr = fit.prior
+            size = (1, total, len(names))   # each agent's (independent) prior
+            log_kappa = rng.normal(pr.log_kappa_mean, pr.log_kappa_sd, size=size)
+            prior = {"mu": rng.beta(pr.mu_a, pr.mu_b, size=size), "log_kappa": log_kappa,
+                     "kappa": np.exp(log_kappa)}
+            dims["log_kappa"] = ["agent"]
+        else:
+            prior = {"p": rng.beta(a0, b0, size=(1, total))}
+        stats = None
+        if fit is not None and fit.idata is not None and "sample_stats" in fit.idata.groups():
+            ss = fit.idata.sample_stats
+            stats = {key: np.asarray(ss[key].values) for key in ("diverging", "tree_depth",
+                                                                   "energy") if key in ss}
+        attrs = {"agenteval_version": __version__, "k": k, "method": self.method,
+                 "ci_level": mode.ci_level, "mode": repr(mode)}
+        return _arviz.from_dict(posterior=posterior, prior=prior, observed_data=observed,
+                                constant_data=constant, sample_stats=stats, coords=coords,
+                                dims={**dims, **obs_dims}, attrs=attrs)
+
+    def to_netcdf(self, path: Any, **kwargs: Any) -> str:
+        """Write :meth:`to_inference_data` to a NetCDF file; returns the path."""
+        from agenteval import _arviz
+
+        return _arviz.to_netcdf(self.to_inference_data(**kwargs), str(path))
+
     def to_dataframe(self) -> pd.DataFrame:
         """One row per conversation (scalar fields; per-interaction lists left out)."""
         import pandas as pd
@@ -390,6 +535,18 @@ def _diagnostics(results: AgenticResults, tasks: dict[str, Any], names: list[str
 
 class NotIdentifiedWarning(UserWarning):
     """A requested quantity is not identified by the data (e.g. pass^k with one attempt per task)."""
+
+
+def est_pow(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    from agenteval.statistical.estimators import beta_pass_pow_k_mean
+
+    return beta_pass_pow_k_mean(a, b, k)
+
+
+def est_at(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    from agenteval.statistical.estimators import beta_pass_at_k_mean
+
+    return beta_pass_at_k_mean(a, b, k)
 
 
 def _tasks(results: AgenticResults) -> dict[str, np.ndarray]:

@@ -205,6 +205,12 @@ class HierarchicalFit:
         a, b = self._posterior_params()
         return self._rng(0).beta(a, b)
 
+    def unit_draws(self) -> np.ndarray:
+        """Independent p_u draws for every unit, one per (mu, kappa) draw: (chains, draws, units)."""
+        a, b = self._posterior_params()
+        p = self._rng(2).beta(a[:, self.inverse], b[:, self.inverse])
+        return p.reshape(*self.mu.shape[:2], -1)
+
     def unit_summary(self, k: int, level: float) -> dict[str, np.ndarray]:
         """Per unit: partially pooled rate, pass@k, pass^k (exact means) and intervals."""
         a, b = self._posterior_params()

@@ -168,6 +168,13 @@ def test_hierarchical_mode_end_to_end_reports_diagnostics() -> None:
     assert rows["all"].headline == "tasks" and rows["all"].tasks == 16
     # cached: asking again does not refit
     assert results.task_fit() is results.task_fit()
+    from agenteval import _arviz
+
+    idata = results.to_inference_data()
+    post = _arviz.group(idata, "posterior")
+    assert post.sizes["chain"] == 2 and post.sizes["draw"] == 400 and post.sizes["task"] == 16
+    assert "diverging" in _arviz.group(idata, "sample_stats")
+    assert post["mu"].sel(agent="good").mean() > post["mu"].sel(agent="weak").mean()
 
 
 @pytest.mark.parametrize("kwargs", [{"method": "mcmc"}, {"chains": 0}, {"target_accept": 1.5},
