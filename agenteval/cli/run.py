@@ -169,7 +169,7 @@ def format_table(results: Any) -> str:
         f"agenteval: {len(results)} conversations, k={k}",
         view.to_string(index=False),
         "",
-        "suite summary (share of fully correct conversations):",
+        "suite summary:",
         summary.to_text(),
         "",
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
