@@ -650,6 +650,11 @@ def _is_bayes(mode: Any) -> bool:
 
 def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
                   resamples: int) -> Comparison:
+    if a.conversations == 0 or b.conversations == 0:
+        nan = math.nan
+        return Comparison(a.name, b.name, "independent", "nothing judged for one agent", 0,
+                          (Difference("success", "conversations", nan, nan, nan, nan, nan),),
+                          ("an agent has no complete conversation: nothing to compare",))
     shared = [t for t in a.tasks if t in b.tasks]
     level = mode.ci_level
     seed = getattr(mode, "rng_seed", 0)
@@ -760,18 +765,22 @@ def _ranking(agents: list[_Agent], *, mode: Any, bayes: bool, resamples: int) ->
 
 
 def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: Any, *, k: int,
-                   mode: Any, adjust: str = "holm", resamples: int = 4000) -> ComparisonTable:
+                   mode: Any, adjust: str = "holm", resamples: int = 4000,
+                   names: Sequence[str] | None = None) -> ComparisonTable:
     """Every pair of agents (in order of first appearance), a ranking and adjusted p-values.
 
     ``agent``, ``task`` (None for none) and ``success`` describe complete conversations, one
     entry each. ``mode`` is the run's :class:`~agenteval.statistical.modes.BayesianMode` (paired
     model) or :class:`~agenteval.statistical.modes.FrequentistMode` (bootstrap / Newcombe).
+    ``names``: every agent in order, including any with no complete conversation (their
+    comparisons are NaN and they are left out of the ranking).
     """
     k = check_k(k)
     if adjust not in ("holm", "bh", "none"):
         raise ConfigError(f"adjust must be one of 'holm', 'bh', 'none', got {adjust!r}")
-    agents = _group(agent, task, success)
-    agents = [a for a in agents if a.conversations > 0]
+    grouped = {a.name: a for a in _group(agent, task, success)}
+    order = list(dict.fromkeys([*(names or []), *grouped]))
+    agents = [grouped.get(name, _Agent(name, {})) for name in order]
     bayes = _is_bayes(mode)
     comps = [_compare_pair(agents[i], agents[j], k=k, mode=mode, bayes=bayes, resamples=resamples)
              for i in range(len(agents)) for j in range(i + 1, len(agents))]
@@ -789,7 +798,8 @@ def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: An
                             tuple(_with_p(d, adjusted.get((ci, di), math.nan))
                                   for di, d in enumerate(c.differences)), c.notes)
                  for ci, c in enumerate(comps)]
-    ranking = _ranking(agents, mode=mode, bayes=bayes, resamples=resamples)
+    ranking = _ranking([a for a in agents if a.conversations > 0], mode=mode, bayes=bayes,
+                       resamples=resamples)
     return ComparisonTable(tuple(comps), ranking, adjust if not bayes else "none")
 
 
