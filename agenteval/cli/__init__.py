@@ -14,7 +14,7 @@ import sys
 
 from agenteval.errors import AgentEvalError
 
-SUBCOMMANDS = ("run",)
+SUBCOMMANDS = ("run", "plan")
 
 
 def build_parser() -> argparse.ArgumentParser:

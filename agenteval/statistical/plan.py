@@ -198,9 +198,12 @@ class PlanResult:
 
     def to_text(self) -> str:
         a = self.assumptions
+        one = self.question == "tasks for width"
+        how = ("one agent" if one else "paired: both agents on the same tasks" if self.paired
+               else "unpaired: each agent on its own tasks")
         lines = [f"question: {self.question}",
-                 f"design: {self.tasks} tasks x {self.attempts} attempts per agent "
-                 f"({'paired: both agents on the same tasks' if self.paired else 'unpaired'})",
+                 f"design: {self.tasks} tasks x {self.attempts} attempts per "
+                 f"{'task' if one else 'agent and task'} ({how})",
                  f"quantity: {self.quantity}; "
                  + (f"true difference A - B = {self.effect:.4f}" if self.question != "tasks for width"
                     else f"value = {self.effect:.4f}")]
@@ -296,9 +299,15 @@ def plan(*, rate_a: float | None = None, rate_b: float | None = None, kappa: flo
     da, db = _difficulties(rate_a, None if width is not None else rate_b, kappa, icc, kappa_b)
     label = _label(quantity, k)
     z = _z(level)
-    assumptions = {"rate_a": rate_a, "rate_b": rate_b, "kappa": round(da.kappa, 4),
-                   "icc": round(da.icc, 4), "correlation": correlation if db is not None and paired
-                   else 0.0, **estimated}
+    assumptions: dict[str, Any] = {"rate_a": rate_a}
+    if db is not None:
+        assumptions["rate_b"] = rate_b
+    assumptions.update(kappa=round(da.kappa, 4), icc=round(da.icc, 4))
+    if db is not None and db.kappa != da.kappa:
+        assumptions["kappa_b"] = round(db.kappa, 4)
+    if db is not None and paired:
+        assumptions["correlation"] = correlation
+    assumptions.update(estimated)
     if width is not None:
         if not (isinstance(width, (int, float)) and 0 < width < 1):
             raise ConfigError(f"width must be a number in (0, 1), got {width!r}")
@@ -330,7 +339,7 @@ def plan(*, rate_a: float | None = None, rate_b: float | None = None, kappa: flo
                       z * math.sqrt(v / tasks), level, assumptions,
                       f"normal approximation ({design}), per-task variance V = {v:.5f}; power = "
                       "Phi(|d| sqrt(T/V) - z) + Phi(-|d| sqrt(T/V) - z)"
-                      + (f"; simulated: {int(simulate)} seeded studies analysed by the paired "
+                      + (f"; simulated: {int(simulate)} seeded studies analysed by the "
                          f"{design} percentile bootstrap over tasks" if simulate else ""),
                       simulated_power=sim, simulated_se=se)
 
