@@ -137,6 +137,12 @@ class SuiteSummary(BaseModel):
 
         return pd.DataFrame([c.model_dump() for c in self.comparisons])
 
+    def ranking_dataframe(self) -> pd.DataFrame:
+        """One row per agent: P(best), expected rank and its interval."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.ranking], columns=list(RankRow.model_fields))
+
     def to_dataframe(self) -> pd.DataFrame:
         """One row per group."""
         import pandas as pd
