@@ -17,16 +17,21 @@ unpaired comparison counts as noise.
 
 Methods (the result says which was used):
 
-- **Bayesian, paired model** (:func:`paired_bayes`): each agent's task rates get the population
-  prior Beta(mu kappa, (1 - mu) kappa) fitted by empirical Bayes over that agent's tasks
-  (:func:`agenteval.statistical.difficulty.hyperposterior_draws`), so per-task posteriors are
-  Beta(mu kappa + c_t, (1 - mu) kappa + n_t - c_t), independent across agents given the data. A flat Beta(1, 1)
-  per task would pull every task toward 0.5 and, with 4 attempts, every difference toward 0 by a
-  factor n / (n + 2). Suite scope: the mean over shared tasks of the draws. New-task scope: the
-  Bayesian bootstrap over shared tasks (Rubin 1981, "The Bayesian bootstrap", Ann. Statist. 9):
-  Dirichlet(1, ..., 1) task weights, **the same weights for both agents**, applied to the draws.
-  :func:`paired_from_draws` takes any posterior draws of per-task rates, so the joint
-  hierarchical posterior plugs in unchanged.
+- **Bayesian, paired model** (:func:`paired_bayes`). *Suite tasks*: each agent's task rates get
+  the population prior Beta(mu kappa, (1 - mu) kappa) fitted to that agent's tasks, with the
+  uncertainty of (mu, kappa) carried into every draw by a Laplace approximation
+  (:func:`agenteval.statistical.difficulty.hyperposterior_draws`; a plug-in prior makes the mean
+  over tasks too certain: measured 84% coverage for a nominal 95%), so per-task posteriors are
+  Beta(mu kappa + c_t, (1 - mu) kappa + n_t - c_t). A flat Beta(1, 1) per task would pull every
+  task toward 0.5 and, with 4 attempts, every difference toward 0 by a factor n / (n + 2).
+  The draws of each difference are the mean over shared tasks.
+  *New task*: the Bayesian bootstrap over shared tasks (Rubin 1981, "The Bayesian bootstrap",
+  Ann. Statist. 9) of the per-task unbiased estimates, Dirichlet(1, ..., 1) task weights
+  **shared by both agents** (:func:`bayesian_bootstrap`). Per-task posteriors with independent
+  priors would ignore that both agents find the same tasks hard and give back most of what
+  pairing gains (measured: 8% narrower than unpaired instead of 20%).
+  :func:`paired_from_draws` and :func:`difference_from_draws` take any posterior draws (per-task
+  rates, or population quantities), so a joint hierarchical posterior plugs in unchanged.
 - **Frequentist, paired**: a bootstrap over shared tasks (resampling tasks, with both agents'
   attempts at a task kept together: the cluster bootstrap of Davison & Hinkley 1997, section 3.8)
   of the mean per-task difference of the unbiased estimators (c/n; Chen et al. 2021 for pass@k;
@@ -42,7 +47,7 @@ Methods (the result says which was used):
   Newcombe's square-and-add interval with a two-proportion z-test).
 
 Frequentist p-values are adjusted for the number of pairs by Holm (default) or
-Benjamini-Hochberg (:func:`adjust_pvalues`), within each (quantity, scope) family. Intervals are
+Benjamini-Hochberg (:func:`adjust_pvalues`), within each quantity's family of pairs. Intervals are
 per comparison (not simultaneous).
 """
 
@@ -65,7 +70,9 @@ __all__ = [
     "Difference",
     "Ranking",
     "adjust_pvalues",
+    "bayesian_bootstrap",
     "compare_agents",
+    "difference_from_draws",
     "mcnemar_exact",
     "newcombe_paired",
     "paired_bayes",
@@ -219,48 +226,27 @@ def _check_paired(n_a: Any, c_a: Any, n_b: Any, c_b: Any) -> tuple[np.ndarray, .
 # --------------------------------------------------------------------------- Bayesian, paired
 
 
-def _summaries(fa: np.ndarray, fb: np.ndarray, wa: np.ndarray | None, wb: np.ndarray | None
-               ) -> tuple[np.ndarray, np.ndarray]:
-    """Per-draw means over tasks: plain (suite scope) or with task weights (new-task scope)."""
-    if wa is None:
-        return fa.mean(axis=1), fb.mean(axis=1)
-    return (wa * fa).sum(axis=1), (wb * fb).sum(axis=1)
+def difference_from_draws(quantity: str, scope: str, value_a: Any, value_b: Any, *,
+                          ci_level: float = 0.95, tasks: int = 0) -> Difference:
+    """A - B from joint draws of the two agents' values of one quantity (equal-tailed interval,
+    P(A > B) with ties split). The entry point for any joint posterior, e.g. a hierarchical
+    model's draws of each agent's population pass^k for a new task."""
+    level = check_level("ci_level", ci_level)
+    va, vb = np.asarray(value_a, dtype=float).ravel(), np.asarray(value_b, dtype=float).ravel()
+    if va.shape != vb.shape or va.size == 0:
+        raise ConfigError(f"value_a and value_b must be draws of one length, got {va.shape}, {vb.shape}")
+    d = va - vb
+    lo, hi = np.quantile(d, _tails(level))
+    return Difference(quantity, scope, float(va.mean()), float(vb.mean()), float(d.mean()),
+                      float(lo), float(hi), prob_a_better=_prob_greater(d), tasks=tasks, draws=d)
 
 
-def _dirichlet(rng: np.random.Generator, draws: int, tasks: int) -> np.ndarray:
-    g = rng.standard_exponential((draws, tasks))
-    return g / g.sum(axis=1, keepdims=True)
+def paired_from_draws(p_a: Any, p_b: Any, *, k: int, ci_level: float = 0.95) -> list[Difference]:
+    """Differences A - B over the suite's shared tasks from posterior draws of per-task rates.
 
-
-def _from_draws(p_a: np.ndarray, p_b: np.ndarray, *, k: int, level: float, seed: int | None,
-                paired: bool, new_task: bool = True) -> list[Difference]:
-    lo_q, hi_q = _tails(level)
-    rng = np.random.default_rng(np.random.SeedSequence(seed))
-    weights: dict[str, tuple[np.ndarray | None, np.ndarray | None]] = {"suite tasks": (None, None)}
-    if new_task:
-        wa = _dirichlet(rng, p_a.shape[0], p_a.shape[1])
-        wb = wa if paired else _dirichlet(rng, p_b.shape[0], p_b.shape[1])
-        weights["new task"] = (wa, wb)
-    out = []
-    for scope, (wa, wb) in weights.items():
-        for name, f in _quantities(k):
-            va, vb = _summaries(f(p_a), f(p_b), wa, wb)
-            d = va - vb
-            lo, hi = np.quantile(d, [lo_q, hi_q])
-            out.append(Difference(name, scope, float(va.mean()), float(vb.mean()), float(d.mean()),
-                                  float(lo), float(hi), prob_a_better=_prob_greater(d),
-                                  tasks=p_a.shape[1] if paired else 0, draws=d))
-    return out
-
-
-def paired_from_draws(p_a: Any, p_b: Any, *, k: int, ci_level: float = 0.95,
-                      seed: int | None = 0, new_task: bool = True) -> list[Difference]:
-    """Differences A - B from posterior draws of per-task rates on shared tasks.
-
-    ``p_a``, ``p_b``: arrays (draws, tasks), column t of both the same task. Suite scope: the mean
-    over tasks per draw. New-task scope: Dirichlet(1, ..., 1) task weights per draw (the Bayesian
-    bootstrap, Rubin 1981), the same weights for A and B. Any joint posterior (e.g. hierarchical)
-    can be passed; draws of A and B need not be independent.
+    ``p_a``, ``p_b``: arrays (draws, tasks), column t of both the same task; per draw, the mean
+    over tasks of p_t, 1 - (1 - p_t)^k and p_t^k. Any joint posterior can be passed (draws of A
+    and B need not be independent), so the hierarchical model's per-task draws plug in here.
 
     >>> rng = np.random.default_rng(1)
     >>> pa = rng.beta(9, 3, size=(4000, 5)); pb = rng.beta(5, 5, size=(4000, 5))
@@ -269,12 +255,68 @@ def paired_from_draws(p_a: Any, p_b: Any, *, k: int, ci_level: float = 0.95,
     ('success', 'suite tasks', 0.25, True)
     """
     k = check_k(k)
-    level = check_level("ci_level", ci_level)
     p_a, p_b = np.asarray(p_a, dtype=float), np.asarray(p_b, dtype=float)
     if p_a.ndim != 2 or p_a.shape != p_b.shape:
         raise ConfigError(f"p_a and p_b must be (draws, tasks) arrays of one shape, got "
                           f"{p_a.shape} and {p_b.shape}")
-    return _from_draws(p_a, p_b, k=k, level=level, seed=seed, paired=True, new_task=new_task)
+    return [difference_from_draws(name, "suite tasks", f(p_a).mean(axis=1), f(p_b).mean(axis=1),
+                                  ci_level=ci_level, tasks=p_a.shape[1])
+            for name, f in _quantities(k)]
+
+
+def _per_task(name: str, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
+    """Per-task unbiased estimates of one quantity (NaN where n < k for pass@k / pass^k)."""
+    from agenteval.statistical.estimators import pass_at_k_unbiased, pass_pow_k_unbiased
+
+    if name == "success":
+        return c / n
+    fn = pass_at_k_unbiased if name.startswith("pass@") else pass_pow_k_unbiased
+    return np.asarray(fn(n, c, k), dtype=float)
+
+
+def _dirichlet(rng: np.random.Generator, draws: int, tasks: int) -> np.ndarray:
+    g = rng.standard_exponential((draws, tasks))
+    return g / g.sum(axis=1, keepdims=True)
+
+
+def bayesian_bootstrap(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, paired: bool,
+                       ci_level: float = 0.95, draws: int = 5000, seed: int | None = 0
+                       ) -> tuple[list[Difference], list[str]]:
+    """New-task differences by the Bayesian bootstrap over tasks (Rubin 1981).
+
+    Each task's unbiased estimate U_t (c/n; Chen et al. 2021; tau-bench) has population mean
+    equal to the population mean of the quantity, so the posterior of that mean under
+    Dirichlet(1, ..., 1) task weights is the posterior for a new task. Paired: the same weights
+    for both agents on their shared tasks (aligned inputs), which is what removes the
+    difficulty both agents share. Unpaired: independent weights over each agent's own tasks.
+    """
+    k = check_k(k)
+    level = check_level("ci_level", ci_level)
+    if paired:
+        n_a, c_a, n_b, c_b = _check_paired(n_a, c_a, n_b, c_b)
+    else:
+        n_a, c_a = _check_counts("a", n_a, c_a)
+        n_b, c_b = _check_counts("b", n_b, c_b)
+    rng = np.random.default_rng(np.random.SeedSequence(seed))
+    out, notes = [], []
+    for name, _ in _quantities(k):
+        ua, ub = _per_task(name, n_a, c_a, k), _per_task(name, n_b, c_b, k)
+        if paired:
+            keep = ~np.isnan(ua) & ~np.isnan(ub)
+            ka = kb = keep
+        else:
+            ka, kb = ~np.isnan(ua), ~np.isnan(ub)
+        if not (ka.any() and kb.any()):
+            notes.append(f"{name} for a new task: no task with >= {k} attempts by both agents; "
+                         "left out")
+            continue
+        if name != "success" and not (ka.all() and kb.all()):
+            notes.append(f"{name} for a new task: tasks with fewer than {k} attempts left out")
+        wa = _dirichlet(rng, draws, int(ka.sum()))
+        wb = wa if paired else _dirichlet(rng, draws, int(kb.sum()))
+        out.append(difference_from_draws(name, "new task", wa @ ua[ka], wb @ ub[kb],
+                                         ci_level=level, tasks=int(ka.sum()) if paired else 0))
+    return out, notes
 
 
 def task_posterior_draws(n: Any, c: Any, size: int, rng: np.random.Generator
@@ -312,8 +354,11 @@ def paired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: fl
         (pa0, pb0), (qa0, qb0) = priors
         pa = np.random.default_rng(ss[0]).beta(pa0 + c_a, pb0 + n_a - c_a, size=(draws, n_a.size))
         pb = np.random.default_rng(ss[1]).beta(qa0 + c_b, qb0 + n_b - c_b, size=(draws, n_b.size))
-    diffs = paired_from_draws(pa, pb, k=k, ci_level=ci_level, seed=int(ss[2].generate_state(1)[0]))
-    return _identified(diffs, notes, k, n_a, n_b)
+    diffs = paired_from_draws(pa, pb, k=k, ci_level=ci_level)
+    diffs, notes = _identified(diffs, notes, k, n_a, n_b)
+    new, new_notes = bayesian_bootstrap(n_a, c_a, n_b, c_b, k=k, paired=True, ci_level=ci_level,
+                                        draws=draws, seed=int(ss[2].generate_state(1)[0]))
+    return diffs + new, notes + new_notes
 
 
 # --------------------------------------------------------------------------- frequentist, paired
@@ -402,8 +447,8 @@ def _check_counts(name: str, n: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
 
 def unpaired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: float = 0.95,
                    draws: int = 5000, seed: int | None = 0) -> tuple[list[Difference], list[str]]:
-    """As :func:`paired_bayes` for agents on different tasks: each agent's own tasks, independent
-    Bayesian-bootstrap weights (nothing is shared to pair on). Returns (differences, notes)."""
+    """As :func:`paired_bayes` for agents on different tasks: each agent's own tasks, and
+    independent Bayesian-bootstrap weights for a new task. Returns (differences, notes)."""
     k = check_k(k)
     level = check_level("ci_level", ci_level)
     n_a, c_a = _check_counts("a", n_a, c_a)
@@ -412,9 +457,12 @@ def unpaired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: 
     pa, note_a = task_posterior_draws(n_a, c_a, draws, np.random.default_rng(ss[0]))
     pb, note_b = task_posterior_draws(n_b, c_b, draws, np.random.default_rng(ss[1]))
     notes = sorted({x for x in (note_a, note_b) if x})
-    diffs = _from_draws(pa, pb, k=k, level=level, seed=int(ss[2].generate_state(1)[0]),
-                        paired=False)
-    return _identified(diffs, notes, k, n_a, n_b)
+    diffs = [difference_from_draws(name, "suite tasks", f(pa).mean(axis=1), f(pb).mean(axis=1),
+                                   ci_level=level) for name, f in _quantities(k)]
+    diffs, notes = _identified(diffs, notes, k, n_a, n_b)
+    new, new_notes = bayesian_bootstrap(n_a, c_a, n_b, c_b, k=k, paired=False, ci_level=level,
+                                        draws=draws, seed=int(ss[2].generate_state(1)[0]))
+    return diffs + new, notes + new_notes
 
 
 def _identified(diffs: list[Difference], notes: list[str], k: int, n_a: np.ndarray,
@@ -626,6 +674,17 @@ class _Agent:
     successes: int = 0
 
 
+def _task_arrays(ag: _Agent) -> tuple[np.ndarray, np.ndarray]:
+    """Per-task (n, c), with each conversation without a task_id as its own one-attempt task."""
+    n = [v[0] for v in ag.tasks.values()]
+    c = [v[1] for v in ag.tasks.values()]
+    loose = ag.conversations - sum(n)
+    wins = ag.successes - sum(c)
+    n += [1] * loose
+    c += [1] * wins + [0] * (loose - wins)
+    return np.array(n, dtype=float), np.array(c, dtype=float)
+
+
 def _group(agent: Sequence[str], task: Sequence[str | None], success: Any) -> list[_Agent]:
     s = np.asarray(success, dtype=bool).ravel()
     if not (len(agent) == len(task) == s.size):
@@ -667,8 +726,8 @@ def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
             return Comparison(a.name, b.name, "independent",
                               "no shared task_id: pooled share of fully correct conversations; "
                               + detail, 0, (diff,))
-        n_a, c_a = (np.array([v[i] for v in a.tasks.values()], dtype=float) for i in (0, 1))
-        n_b, c_b = (np.array([v[i] for v in b.tasks.values()], dtype=float) for i in (0, 1))
+        n_a, c_a = _task_arrays(a)
+        n_b, c_b = _task_arrays(b)
         sub = int(stream.generate_state(1)[0])
         if bayes:
             diffs, notes = unpaired_bayes(n_a, c_a, n_b, c_b, k=k, ci_level=level,
@@ -735,17 +794,13 @@ def _ranking(agents: list[_Agent], *, mode: Any, bayes: bool, resamples: int) ->
             n = np.array([v[0] for v in a.tasks.values()], dtype=float)
             c = np.array([v[1] for v in a.tasks.values()], dtype=float)
             w = g[:, idx]
-            if bayes:
-                p, _ = task_posterior_draws(n, c, size, rng)
-            else:
-                p = np.broadcast_to(c / n, (size, idx.size))
             with np.errstate(invalid="ignore", divide="ignore"):
-                cols.append((w * p).sum(axis=1) / w.sum(axis=1))
+                cols.append((w @ (c / n)) / w.sum(axis=1))
         x = np.stack(cols, axis=1)
         x = x[~np.isnan(x).any(axis=1)]
         scope = "new task"
-        method = ("posterior draws: per-task Beta posteriors, shared Bayesian-bootstrap task weights"
-                  if bayes else "bootstrap over task_ids (share of resamples, not a probability)")
+        method = ("Bayesian bootstrap over task_ids (Rubin 1981), the same task weights for every "
+                  "agent" if bayes else "bootstrap over task_ids (share of resamples, not a probability)")
     else:
         cols = []
         for a in agents:

@@ -132,7 +132,10 @@ def _optimum(nll: Any) -> tuple[np.ndarray, float]:
     pooled = min(max(nll.pooled, 1e-6), 1 - 1e-6)
     lo, hi = (math.log(x) for x in _KAPPA_RANGE)
     start = np.array([math.log(pooled / (1 - pooled)), math.log(10.0)])
-    res = optimize.minimize(nll, start, method="L-BFGS-B", bounds=[(-20, 20), (lo, hi)])
+    # Nelder-Mead: two parameters, no gradients, and no BLAS calls (L-BFGS-B's are slow when the
+    # machine's cores are busy)
+    res = optimize.minimize(nll, start, method="Nelder-Mead", bounds=[(-20, 20), (lo, hi)],
+                            options={"xatol": 1e-7, "fatol": 1e-10, "maxiter": 2000})
     return res.x, float(res.fun)
 
 
