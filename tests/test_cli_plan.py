@@ -72,3 +72,17 @@ def test_run_writes_comparisons_ranking_and_quality(tmp_path: Path,
         (q, s) for q in ("success", "pass@3", "pass^3") for s in ("suite tasks", "new task")}
     assert all(r["method"] == "paired" and r["shared_tasks"] == 9 for r in rows)
     assert [q["unit"] for q in summary["quality"]] == ["agent-gpt-small", "agent-planner-v2"]
+
+
+def test_readme_planning_example_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                      capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    from tests.conftest import REPO
+
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "agenteval.plan(" in b]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block.replace("simulate=400", "simulate=20"), "README.md", "exec"), {})
+    assert capsys.readouterr().out.split() == ["105", "0.802"]
+    assert (tmp_path / "out" / "power_curve.png").stat().st_size > 2000
