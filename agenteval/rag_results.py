@@ -271,6 +271,30 @@ class RagResults(list):  # type: ignore[type-arg]
             "summary": asdict(self._summary), "cases": [asdict(c) for c in self],
         })
 
+    @classmethod
+    def from_json(cls, payload: Any) -> RagResults:
+        """Rebuild results (no judging) from :meth:`to_json` output, or a path to a file of it."""
+        import json
+        from pathlib import Path
+
+        from agenteval.errors import DataError
+
+        if isinstance(payload, (str, Path)):
+            with open(payload, encoding="utf-8") as fh:
+                payload = json.load(fh)
+        if not isinstance(payload, dict) or payload.get("version") != RAG_RESULTS_VERSION:
+            raise DataError(f"not agenteval RAG results (expected version {RAG_RESULTS_VERSION!r})")
+        try:
+            cases = [_case_from_dict(payload["metric"], c) for c in payload["cases"]]
+            raw = dict(payload["summary"])
+            for key in ("mean", "ci_low", "ci_high"):
+                raw[key] = math.nan if raw.get(key) is None else raw[key]
+            summary = RagSummary(**raw)
+        except (KeyError, TypeError) as exc:
+            raise DataError(f"malformed RAG results: {exc}") from None
+        return cls(cases, metric=payload["metric"], summary=summary,
+                   settings=dict(payload.get("settings") or {}))
+
     def _repr_html_(self) -> str:
         df = self.to_dataframe()
         return (self._summary._repr_html_()
@@ -278,6 +302,16 @@ class RagResults(list):  # type: ignore[type-arg]
 
     def __repr__(self) -> str:
         return f"RagResults({self.metric}, {len(self)} cases)"
+
+
+def _case_from_dict(metric: str, data: dict[str, Any]) -> Any:
+    data = dict(data)
+    if metric == "contextual_precision":
+        data["searches"] = [SearchScore(**{**s, "nodes": [NodeJudgment(**n) for n in s["nodes"]]})
+                            for s in data["searches"]]
+        return PrecisionCase(**data)
+    data["statements"] = [StatementJudgment(**st) for st in data["statements"]]
+    return RecallCase(**data)
 
 
 def _interval(value: Any, low: Any, high: Any) -> str:

@@ -59,6 +59,12 @@ def _mode(statistical_mode: Any) -> StatisticalMode:
     return statistical_mode
 
 
+def _check_flags(**flags: Any) -> None:
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} must be True or False, got {value!r}")
+
+
 def _ask(judge: Judge, method: str, items: list[Any]) -> list[Any]:
     """All items in one batch through the judge's async method (failures if it has none)."""
     if not items:
@@ -180,6 +186,7 @@ class ContextualPrecision:
             use_structured_output, bos_json_clause, eos_json_clause: for a model name or client,
                 as in ``Agentic.run`` (plain-text mode parses the JSON between the clauses).
         """
+        _check_flags(flatten=flatten, strict=strict)
         cases = load_rag_cases(data)
         mode = _mode(statistical_mode)
         judge = resolve_judge(model, use_structured_output=use_structured_output,
@@ -299,6 +306,7 @@ class ContextualRecall:
         then checked against the combined context of all searches (one request per statement);
         ``flatten`` does not change recall and is accepted for symmetry.
         """
+        _check_flags(flatten=flatten, strict=strict)
         cases = load_rag_cases(data)
         mode = _mode(statistical_mode)
         judge = resolve_judge(model, use_structured_output=use_structured_output,

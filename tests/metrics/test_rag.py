@@ -237,6 +237,8 @@ def test_options_are_validated():
     with pytest.raises(ConfigError):
         ContextualRecall.run(DEMO, statistical_mode=3)
     assert ContextualRecall.run(DEMO, statistical_mode="bayesian").summary().method
+    with pytest.raises(ConfigError, match="flatten must be True or False"):
+        ContextualPrecision.run(DEMO, flatten="yes")
 
 
 class FailingJudge(CountingJudge):
@@ -273,3 +275,18 @@ def test_demo_file_matches_its_generator():
     done = subprocess.run([sys.executable, str(REPO / "data" / "make_rag_demo.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
+
+
+def test_results_reload_from_json(tmp_path):
+    from agenteval.errors import DataError
+    from agenteval.rag_results import RagResults
+
+    for results in (ContextualPrecision.run(DEMO), ContextualRecall.run(DEMO, statistical_mode="bayesian")):
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps(results.to_json()), encoding="utf-8")
+        again = RagResults.from_json(path)
+        assert again.to_json() == results.to_json()
+        assert again.summary().to_text() == results.summary().to_text()
+        assert [c.score for c in again] == [c.score for c in results]
+    with pytest.raises(DataError, match="not agenteval RAG results"):
+        RagResults.from_json({"version": "x"})
