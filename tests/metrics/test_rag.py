@@ -229,6 +229,10 @@ def test_containers_export_everything():
     recall = ContextualRecall.run(DEMO)
     assert len(recall.details_dataframe()) == 15 and "pooled" in str(recall.summary())
     assert recall.summary()._repr_html_().startswith("<p><b>contextual_recall")
+    two = results[6]._repr_html_()     # one case: its searches, nodes, verdicts and reasons
+    assert "Porto population" in two and "<td>yes</td>" in two and "key terms" in two
+    partial = recall[4]._repr_html_()
+    assert "2/3 statements attributable" in partial and "search 0 rank 2" in partial
 
 
 def test_options_are_validated():
