@@ -76,6 +76,17 @@ def _ask(judge: Judge, method: str, items: list[Any]) -> list[Any]:
     return list(run_sync(fn(items)))
 
 
+def _distinct(statements: Any) -> list[str]:
+    """Non-empty statements, each once (compared case- and whitespace-insensitively)."""
+    seen, out = set(), []
+    for text in statements:
+        key = " ".join(text.split()).casefold()
+        if key and key not in seen:
+            seen.add(key)
+            out.append(text.strip())
+    return out
+
+
 def _failure_text(outcome: JudgeFailure) -> str:
     return f"{outcome.kind}: {outcome.cause}"
 
@@ -342,7 +353,7 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
                 texts.append(None)
                 labels.append([])
             else:
-                found = [str(s) for s in outcome.statements if str(s).strip()]
+                found = _distinct(str(s) for s in outcome.statements)
                 texts.append(found)
                 labels.append([None] * len(found))
                 if not found:

@@ -28,7 +28,8 @@ def verdict(body: dict[str, Any]) -> dict[str, Any]:
     name = body["response_format"]["json_schema"]["name"]
     if name.startswith("Statements"):
         text = TEXT_RE.search(user).group(1)
-        return {"statements": [s.strip() for s in text.split("|") if s.strip()]}
+        parts = [s.strip() for s in text.split("|") if s.strip()]
+        return {"statements": parts + parts[:1]}     # a repeated statement is counted once
     if name.startswith("Attributions"):
         [statement] = STATEMENT_RE.findall(user)
         nodes = NODE_RE.findall(user)
