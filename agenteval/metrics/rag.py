@@ -437,15 +437,16 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
         draws = rng.beta(pa + a, pb + n - a, size=(mode.mc_samples, len(out)))
         draws[:, ~scored] = np.nan
     else:
-        from agenteval.statistical.estimators import wilson_interval
+        from agenteval.statistical.estimators import clopper_pearson_interval, wilson_interval
 
+        name = getattr(mode, "interval", "wilson")
+        interval = clopper_pearson_interval if name == "clopper-pearson" else wilson_interval
         post = np.full(len(out), np.nan)
-        ci_lo, ci_hi = (np.atleast_1d(x) for x in wilson_interval(a, n, level))
+        ci_lo, ci_hi = (np.atleast_1d(x) for x in interval(a, n, level))
         sa, sn = a[scored].sum(), n[scored].sum()
         pooled_mean = float(sa / sn) if sn else float("nan")
-        pooled_lo, pooled_hi = (wilson_interval(sa, sn, level) if sn
-                                else (float("nan"), float("nan")))
-        pooled_method = f"pooled statements, Wilson {_level_text(level)}"
+        pooled_lo, pooled_hi = (interval(sa, sn, level) if sn else (float("nan"), float("nan")))
+        pooled_method = f"pooled statements, {name} {_level_text(level)}"
         draws = None
     for i, case in enumerate(out):
         if scored[i]:

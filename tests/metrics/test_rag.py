@@ -210,6 +210,12 @@ def test_frequentist_recall_case_intervals_are_wilson():
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
         assert (case.ci_low, case.ci_high) == pytest.approx((centre - half, centre + half))
+    from agenteval.statistical.modes import FrequentistMode
+
+    exact = ContextualRecall.run(DEMO, statistical_mode=FrequentistMode(interval="clopper-pearson"))
+    partial = {c.case_id: c for c in exact}["partial-recall"]      # 2 of 3, Clopper-Pearson
+    assert (partial.ci_low, partial.ci_high) == pytest.approx(
+        (stats.beta.ppf(0.025, 2, 2), stats.beta.ppf(0.975, 3, 1)))
 
 
 def test_containers_export_everything():
