@@ -28,6 +28,7 @@ _EXPORTS = {
     "pass_pow_k": "agenteval.statistical.estimators",
     "Retriever": "agenteval.core.retriever",
     "load_datasets": "agenteval.core.retriever",
+    "load_results": "agenteval.results_io",
     "OfflineJudge": "agenteval.judge.offline",
     "LLMJudge": "agenteval.judge.llm",
     "ContextualPrecision": "agenteval.metrics.rag",

@@ -169,7 +169,8 @@ class SuiteSummary(BaseModel):
                 f"{'share fully correct':>24}{f'pass@{k}':>24}{f'pass^{k}':>24}  {'basis':<7}"
                 f"{'errors':>7}")
         lines = [f"method: {self.method}",
-                 "share fully correct = p, the chance a new conversation is fully correct; "
+                 "share fully correct = p, the chance a new conversation is fully correct "
+                 f"({'full / compl' if self.method.startswith('plug-in') else 'posterior mean'}); "
                  f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
                  "'pooled' = plug-in from p", head, "-" * len(head)]
         for r in self.rows:
@@ -252,6 +253,8 @@ class AgenticResults(list[AgenticMetric]):
         self.judge_run = judge_run
         self.method = method
         self._summary: SuiteSummary | None = None
+        self.provenance: dict[str, Any] = {}
+        """What produced the run (command, call, data file): merged into the JSON manifest."""
 
     @property
     def k(self) -> int:
@@ -281,7 +284,8 @@ class AgenticResults(list[AgenticMetric]):
                 rows.append({
                     "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
                     "qa_id": r.qa_id, "score": r.score, "is_correct": r.is_correct,
-                    "judge_error": r.judge_error, "reasoning": r.reasoning,
+                    "judge_error": r.judge_error, "judge_error_code": r.judge_error_code,
+                    "reasoning": r.reasoning,
                     "tool_selection": tool.tool_selection_correct if tool else None,
                     "tool_parameters": tool.parameter_accuracy if tool else None,
                     "tool_sequence": tool.sequence_correct if tool else None,
@@ -293,9 +297,12 @@ class AgenticResults(list[AgenticMetric]):
         return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
-        """Everything, as JSON-ready data (NaN becomes null)."""
+        """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
+        from agenteval.results_io import build_manifest
+
         return _json_safe({
             "version": RESULTS_VERSION,
+            "manifest": build_manifest(self),
             "settings": {
                 "k": self.settings.k, "threshold": self.settings.threshold,
                 "tool_threshold": self.settings.tool_threshold,
@@ -304,6 +311,13 @@ class AgenticResults(list[AgenticMetric]):
             "summary": self.summary().model_dump(),
             "conversations": [m.model_dump() for m in self],
         })
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AgenticResults:
+        """Restore results from :meth:`to_json` output without re-judging (see ``load_results``)."""
+        from agenteval.results_io import results_from_json
+
+        return results_from_json(data)
 
     def _repr_html_(self) -> str:
         table = self.to_dataframe().to_html(max_rows=20, float_format=lambda x: f"{x:.3f}")
