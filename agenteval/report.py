@@ -126,6 +126,8 @@ def _prob(x: Any) -> str:
     """Probabilities near 0 or 1 keep their magnitude visible (3.2e-04, not 0.000)."""
     if not isinstance(x, float) or math.isnan(x) or 0.001 <= x <= 0.999:
         return _fmt(x)
+    if x in (0.0, 1.0):
+        return f"{x:.0f}"
     return f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
 
 

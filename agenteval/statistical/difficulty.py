@@ -191,7 +191,9 @@ def hyperposterior_draws(n: Any, c: Any, size: int, rng: np.random.Generator
         except np.linalg.LinAlgError:
             chol = np.zeros((2, 2))
         draws = theta + rng.standard_normal((size, 2)) @ chol.T
-    mu = 1.0 / (1.0 + np.exp(-draws[:, 0]))
+    # a weakly identified mu (one attempt at one task) has wide logit draws: keep mu strictly
+    # inside (0, 1) so every Beta(mu kappa + c, (1 - mu) kappa + n - c) stays proper
+    mu = np.clip(1.0 / (1.0 + np.exp(-np.clip(draws[:, 0], -700.0, 700.0))), 1e-12, 1.0 - 1e-12)
     kappa = np.exp(np.clip(draws[:, 1], *(math.log(x) for x in _KAPPA_RANGE)))
     return mu, kappa, note
 
