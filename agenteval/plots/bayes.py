@@ -198,7 +198,8 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
         axis.set_ylim(-0.03, 1.03)
         axis.set_ylabel("task success rate p_t")
         axis.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)
-        axis.set_title("shrinkage (marker area ~ attempts)")
+        axis.set_title("shrinkage toward " + ("each agent's mean" if "mu" in post
+                                              else "the prior mean") + " (marker area ~ attempts)")
     return fig
 
 
