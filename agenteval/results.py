@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from agenteval.comparisons import AgentComparison, QualityRow, RankRow
 from agenteval.judge.base import JudgeRun
 from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
 
@@ -108,23 +109,6 @@ class SuiteRow(BaseModel):
     judge_errors: int = _f("Interactions the judge could not score (kept out of n, c).")
 
 
-class AgentComparison(BaseModel):
-    """Agent A against agent B on the share of fully correct conversations."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    agent_a: str
-    agent_b: str
-    rate_a: float = Field(description="Estimated rate of A (as in A's summary row).")
-    rate_b: float = Field(description="Estimated rate of B.")
-    difference: float = Field(description="Estimate of p_A - p_B.")
-    difference_low: float = Field(description="Lower interval bound of p_A - p_B.")
-    difference_high: float = Field(description="Upper interval bound of p_A - p_B.")
-    prob_a_better: float = Field(
-        description="Posterior P(p_A > p_B) (Bayesian mode); NaN in frequentist mode."
-    )
-
-
 class SuiteSummary(BaseModel):
     """Suite-level results: one row for all conversations, then one per agent."""
 
@@ -141,6 +125,13 @@ class SuiteSummary(BaseModel):
     diagnostics: list[dict[str, Any]] = Field(
         default_factory=list, description="Hierarchical fits (conversations, tasks): method, "
         "r_hat, ESS, divergences, time; empty in the conjugate and frequentist modes.")
+    comparison_adjust: str = Field(default="none", description="How p-values were adjusted over "
+                                   "agent pairs: 'holm', 'bh' or 'none' (Bayesian).")
+    comparison_notes: list[str] = Field(default_factory=list,
+                                        description="What the comparisons could not compute, and why.")
+    ranking: list[RankRow] = Field(default_factory=list, description="Agents ranked, with P(best).")
+    quality: list[QualityRow] = Field(default_factory=list,
+                                      description="Fair Forge's quality table per agent.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
 
     def comparisons_dataframe(self) -> pd.DataFrame:
@@ -148,6 +139,12 @@ class SuiteSummary(BaseModel):
         import pandas as pd
 
         return pd.DataFrame([c.model_dump() for c in self.comparisons])
+
+    def ranking_dataframe(self) -> pd.DataFrame:
+        """One row per agent: P(best), expected rank and its interval."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.ranking], columns=list(RankRow.model_fields))
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per group."""
@@ -172,7 +169,8 @@ class SuiteSummary(BaseModel):
                 f"{'share fully correct':>24}{f'pass@{k}':>24}{f'pass^{k}':>24}  {'basis':<7}"
                 f"{'errors':>7}")
         lines = [f"method: {self.method}",
-                 "share fully correct = p, the chance a new conversation is fully correct; "
+                 "share fully correct = p, the chance a new conversation is fully correct "
+                 f"({'full / compl' if self.method.startswith('plug-in') else 'posterior mean'}); "
                  f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
                  "'pooled' = plug-in from p", head, "-" * len(head)]
         for r in self.rows:
@@ -215,13 +213,9 @@ class SuiteSummary(BaseModel):
         for d in self.diagnostics:
             lines.append("")
             lines.append(_diagnostics_line(d))
-        if self.comparisons:
-            lines += ["", f"agent comparisons ({self.comparison_method}):"]
-            for cmp in self.comparisons:
-                better = ("" if math.isnan(cmp.prob_a_better)
-                          else f"  P(A > B) = {_prob(cmp.prob_a_better)}")
-                lines.append(f"  A={cmp.agent_a} vs B={cmp.agent_b}: p_A - p_B = "
-                             f"{iv(cmp.difference, cmp.difference_low, cmp.difference_high)}{better}")
+        from agenteval.comparisons import text_lines
+
+        lines += text_lines(self)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -239,10 +233,9 @@ class SuiteSummary(BaseModel):
                     + self.to_dataframe()[cols].to_html(**fmt))
         notes = sorted({r.note for r in self.rows if r.note})
         out += "".join(f"<p><i>note: {html.escape(n)}</i></p>" for n in notes)
-        if self.comparisons:
-            out += (f"<p>Agent comparisons ({html.escape(self.comparison_method)})</p>"
-                    + self.comparisons_dataframe().to_html(index=False, **fmt))
-        return out
+        from agenteval.comparisons import html_sections
+
+        return out + html_sections(self)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -258,6 +251,9 @@ class AgenticResults(list[AgenticMetric]):
         self.judge_run = judge_run
         self.method = method
         self._summary: SuiteSummary | None = None
+        self._comparisons: Any = None
+        self.provenance: dict[str, Any] = {}
+        """What produced the run (command, call, data file): merged into the JSON manifest."""
 
     @property
     def k(self) -> int:
@@ -431,6 +427,31 @@ class AgenticResults(list[AgenticMetric]):
 
         return _arviz.to_netcdf(self.to_inference_data(**kwargs), str(path))
 
+    def comparison_table(self) -> Any:
+        """Every pair of agents (paired on shared tasks), the ranking, with draws for figures."""
+        if self._comparisons is None:
+            from agenteval.comparisons import comparison_table
+
+            self._comparisons = comparison_table(self)
+        return self._comparisons
+
+    def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
+        """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
+        with the posterior probability of each label in Bayesian mode."""
+        import pandas as pd
+
+        from agenteval.comparisons import QualityRow, conversation_quality
+
+        if level == "conversation":
+            rows = conversation_quality(self, thresholds=thresholds)
+        elif level == "agent":
+            rows = _agent_quality(self, thresholds)
+        else:
+            from agenteval.errors import ConfigError
+
+            raise ConfigError(f"level must be 'agent' or 'conversation', got {level!r}")
+        return pd.DataFrame([r.model_dump() for r in rows], columns=list(QualityRow.model_fields))
+
     def to_dataframe(self) -> pd.DataFrame:
         """One row per conversation (scalar fields; per-interaction lists left out)."""
         import pandas as pd
@@ -449,7 +470,8 @@ class AgenticResults(list[AgenticMetric]):
                 rows.append({
                     "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
                     "qa_id": r.qa_id, "score": r.score, "is_correct": r.is_correct,
-                    "judge_error": r.judge_error, "reasoning": r.reasoning,
+                    "judge_error": r.judge_error, "judge_error_code": r.judge_error_code,
+                    "reasoning": r.reasoning,
                     "tool_selection": tool.tool_selection_correct if tool else None,
                     "tool_parameters": tool.parameter_accuracy if tool else None,
                     "tool_sequence": tool.sequence_correct if tool else None,
@@ -461,9 +483,12 @@ class AgenticResults(list[AgenticMetric]):
         return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
-        """Everything, as JSON-ready data (NaN becomes null)."""
+        """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
+        from agenteval.results_io import build_manifest
+
         return _json_safe({
             "version": RESULTS_VERSION,
+            "manifest": build_manifest(self),
             "settings": {
                 "k": self.settings.k, "threshold": self.settings.threshold,
                 "tool_threshold": self.settings.tool_threshold,
@@ -472,6 +497,13 @@ class AgenticResults(list[AgenticMetric]):
             "summary": self.summary().model_dump(),
             "conversations": [m.model_dump() for m in self],
         })
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AgenticResults:
+        """Restore results from :meth:`to_json` output without re-judging (see ``load_results``)."""
+        from agenteval.results_io import results_from_json
+
+        return results_from_json(data)
 
     def _repr_html_(self) -> str:
         table = self.to_dataframe().to_html(max_rows=20, float_format=lambda x: f"{x:.3f}")
@@ -515,10 +547,11 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
              "errors": run.errors, "not_judged_budget": run.not_judged_budget,
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
-    comparisons, comparison_method = _compare_agents(rows[1:], results.settings.mode)
-    return SuiteSummary(k=results.k, method=results.method, rows=rows, comparisons=comparisons,
-                        comparison_method=comparison_method, judge=_json_safe(judge),
-                        diagnostics=_json_safe(_diagnostics(results, tasks, names)))
+    from agenteval.comparisons import summary_fields
+
+    extra = summary_fields(results)
+    return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
+                        diagnostics=_json_safe(_diagnostics(results, tasks, names)), **extra)
 
 
 def _diagnostics(results: AgenticResults, tasks: dict[str, Any], names: list[str]) -> list[dict]:
@@ -631,22 +664,10 @@ def not_identified_note(k: int) -> str:
     return note(k)
 
 
-def _compare_agents(rows: list[SuiteRow], mode: StatisticalMode) -> tuple[list[AgentComparison], str]:
-    """Every pair of agents on the complete-case share, by the run's mode (``suite.compare_groups``)."""
-    from agenteval.statistical.suite import compare_groups
+def _agent_quality(results: AgenticResults, thresholds: Any) -> list[QualityRow]:
+    from agenteval.comparisons import agent_quality
 
-    n = np.array([r.complete for r in rows])
-    c = np.array([r.fully_correct for r in rows])
-    pairs, out = compare_groups(n, c, mode)
-    comparisons = [
-        AgentComparison(
-            agent_a=rows[i].group, agent_b=rows[j].group, rate_a=rows[i].rate, rate_b=rows[j].rate,
-            difference=out["mean_diff"][m], difference_low=out["ci_low"][m],
-            difference_high=out["ci_high"][m], prob_a_better=out["prob_greater"][m],
-        )
-        for m, (i, j) in enumerate(pairs)
-    ]
-    return comparisons, out.get("method", "")
+    return agent_quality(results, thresholds=thresholds)
 
 
 def _diagnostics_line(d: dict[str, Any]) -> str:

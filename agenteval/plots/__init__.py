@@ -52,6 +52,9 @@ _EXPORTS: dict[str, str] = {
     "plot_forest": "agenteval.plots.bayes",
     "plot_shrinkage": "agenteval.plots.bayes",
     "plot_prior_posterior": "agenteval.plots.bayes",
+    "plot_difference": "agenteval.plots.compare",
+    "plot_pairwise": "agenteval.plots.compare",
+    "plot_power_curve": "agenteval.plots.compare",
 }
 
 __all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "export", "figure_axes", "paper_style",
