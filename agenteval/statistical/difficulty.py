@@ -191,7 +191,11 @@ def hyperposterior_draws(n: Any, c: Any, size: int, rng: np.random.Generator
         except np.linalg.LinAlgError:
             chol = np.zeros((2, 2))
         draws = theta + rng.standard_normal((size, 2)) @ chol.T
-    mu = 1.0 / (1.0 + np.exp(-draws[:, 0]))
+    # keep mu strictly inside (0, 1): a flat curvature (all attempts alike) gives a huge sd,
+    # and mu of exactly 0 or 1 would make a Beta parameter 0
+    from scipy.special import expit
+
+    mu = np.clip(expit(draws[:, 0]), 1e-12, 1.0 - 1e-12)
     kappa = np.exp(np.clip(draws[:, 1], *(math.log(x) for x in _KAPPA_RANGE)))
     return mu, kappa, note
 
