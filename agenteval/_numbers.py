@@ -150,8 +150,14 @@ def _numbers_in(text: str) -> tuple[WrittenNumber, ...]:
 
 
 def _parse_all(text: str) -> tuple[WrittenNumber, ...]:
-    parsed = (_parse(m) for m in _NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)))
+    text = unicodedata.normalize("NFKC", text)
+    if _DIGIT(text) is None:  # every number has a digit; the scan for one is cheap
+        return ()
+    parsed = (_parse(m) for m in _NUMBER_RE.finditer(text))
     return tuple(n for n in parsed if n is not None)
+
+
+_DIGIT = re.compile(r"\d").search
 
 
 _numbers_in_cached = functools.lru_cache(maxsize=8192)(_parse_all)

@@ -409,17 +409,21 @@ def _best_matchings(rows: list[int], cols: list[int],
     """
     import bisect
 
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
-
     small_is_exp = len(cols) <= len(rows)
     small, large = (cols, rows) if small_is_exp else (rows, cols)
     exact = [[(comp[(b, a)] if small_is_exp else comp[(a, b)]).fraction for b in large] for a in small]
-    r_idx, c_idx = linear_sum_assignment(np.array(exact, dtype=float), maximize=True)
     denom = math.lcm(*(f.denominator for row in exact for f in row))
     agree = [[f.numerator * (denom // f.denominator) for f in row] for row in exact]  # exact ints
-    best = sum(agree[a][b] for a, b in zip(r_idx.tolist(), c_idx.tolist()))
-    start = tuple(c_idx.tolist())  # an optimal matching (up to float rounding), kept as fallback
+    if len(small) == 1:  # one call of this tool on one side: the best partner, no solver needed
+        best = max(agree[0])
+        start = (agree[0].index(best),)
+    else:
+        import numpy as np
+        from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
+
+        r_idx, c_idx = linear_sum_assignment(np.array(exact, dtype=float), maximize=True)
+        best = sum(agree[a][b] for a, b in zip(r_idx.tolist(), c_idx.tolist()))
+        start = tuple(c_idx.tolist())  # an optimal matching (up to float rounding), kept as fallback
     large_ranks = [(used_rank if small_is_exp else exp_rank)[x] for x in large]  # ascending
     suffix = [0] * (len(small) + 1)  # most the remaining small-side calls can add
     for a in range(len(small) - 1, -1, -1):
