@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from agenteval._gc import existing_objects_frozen
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
@@ -127,6 +128,20 @@ def evaluate(
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
+    with existing_objects_frozen():  # full collections skip the loaded data (agenteval._gc)
+        return _evaluate(datasets, judge, settings, strict=strict,
+                         include_history=include_history, verbose=verbose)
+
+
+def _evaluate(
+    datasets: Sequence[Dataset],
+    judge: Judge,
+    settings: RunSettings,
+    *,
+    strict: bool,
+    include_history: bool,
+    verbose: bool,
+) -> AgenticResults:
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch) for i, ds in enumerate(datasets)
              for j, batch in enumerate(ds.conversation)]
