@@ -7,11 +7,14 @@ one JSON line. Modes, each the same work as agenteval's side of the comparison:
   ``fair_forge.metrics.agentic.Agentic._process`` computes them (``BayesianMode.rate_estimation``
   then the sample transforms and quantiles copied from it), for the (n, c) pairs in the file;
   writes the estimates next to it (``.peer.npy``) so the caller measures their error.
-- ``offline JSONL K``: ``Agentic.run`` over the file with a zero-cost fake LangChain chat model
-  (the peer has no offline judge; its answers cost nothing here, so this times only the peer's
-  own pipeline: loading, tool scoring, statistics, results).
+- ``offline JSONL K``: ``Agentic.run`` over the file with a fake LangChain chat model that
+  answers at once (the peer has no offline judge), in the peer's default structured-output mode,
+  so this times the peer's own pipeline: loading, its judge plumbing (a LangChain agent built
+  per call), tool scoring, statistics, results. (Its plain-text mode fails on every call in
+  3.0.0: the JSON-format instruction it appends has unescaped braces, which LangChain's prompt
+  template reads as a variable, and the failure is scored 0.)
 - ``e2e JSONL K BASE_URL``: ``Agentic.run`` with LangChain's ``ChatOpenAI`` pointed at the local
-  server (127.0.0.1 only).
+  server (127.0.0.1 only), structured output (its default).
 """
 
 from __future__ import annotations
@@ -64,11 +67,19 @@ def offline(path: str, k: int) -> dict:
     from fair_forge.statistical import BayesianMode
     from langchain_core.language_models.fake_chat_models import FakeListChatModel
 
-    reply = '```json\n{"correctness_score": 1.0, "reasoning": "fixed"}\n```'
-    model = FakeListChatModel(responses=[reply])
+    class FixedVerdict(FakeListChatModel):
+        """Answers every judge call at once with a valid verdict; takes the structured-output
+        binding the peer's default mode asks for (a provider's model would send it on)."""
+
+        def bind_tools(self, tools, **kwargs):  # noqa: ANN001, ANN003
+            return self
+
+    model = FixedVerdict(responses=['{"correctness_score": 1.0, "reasoning": "fixed"}'])
     t0, c0 = time.perf_counter(), time.process_time()
-    metrics = Agentic.run(_retriever(path), k=k, model=model, use_structured_output=False,
-                          statistical_mode=BayesianMode())
+    metrics = Agentic.run(_retriever(path), k=k, model=model, statistical_mode=BayesianMode())
+    scores = [s for m in metrics for s in m.correctness_scores]
+    if not scores or min(scores) != 1.0:  # a judge call that failed inside the peer scores 0
+        raise SystemExit("the peer's judge calls failed: the timing would not be of its work")
     return {"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
             "conversations": len(metrics), "peak_rss_mib": _peak_mib()}
 
@@ -82,8 +93,11 @@ def e2e(path: str, k: int, base_url: str) -> dict:
     model = ChatOpenAI(model="bench-model", base_url=base_url, api_key="bench", max_retries=0,
                        temperature=0)
     t0 = time.perf_counter()
-    metrics = Agentic.run(_retriever(path), k=k, model=model, use_structured_output=False)
-    return {"seconds": time.perf_counter() - t0, "conversations": len(metrics)}
+    metrics = Agentic.run(_retriever(path), k=k, model=model)  # structured output, its default
+    seconds = time.perf_counter() - t0
+    scores = [s for m in metrics for s in m.correctness_scores]
+    return {"seconds": seconds, "conversations": len(metrics),
+            "failed_calls": sum(s == 0.0 for s in scores), "calls": len(scores)}
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from agenteval._gc import existing_objects_frozen
+from agenteval._gc import collector_paused, existing_objects_frozen
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
@@ -102,7 +102,8 @@ class Agentic:
         tool_threshold = check_unit("tool_threshold", tool_threshold)
         weights = normalize_tool_weights(tool_weights)
         mode = statistical_mode if statistical_mode is not None else FrequentistMode()
-        datasets = load_datasets(retriever, **retriever_kwargs)
+        with collector_paused():  # loading makes no cycles (agenteval._gc)
+            datasets = load_datasets(retriever, **retriever_kwargs)
         judge = resolve_judge(
             model,
             use_structured_output=use_structured_output,
