@@ -17,10 +17,10 @@ import math
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from agenteval._numbers import _NUMBER_RE, _numbers_in, _parse, fold_text, readings_of
+from agenteval._numbers import _DIGIT, _NUMBER_RE, _numbers_in, _parse, fold_text, readings_of
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -142,82 +142,135 @@ def _cut(text: str, budget: int) -> str:
     return head[:space] if space > 0 else head
 
 
-@dataclass
-class _Probes:
-    texts: list[str] = field(default_factory=list)
-    strong_numbers: list[float] = field(default_factory=list)
-    weak_numbers: list[float] = field(default_factory=list)
-    truncated: bool = False
-
-    def __bool__(self) -> bool:
-        return bool(self.texts or self.strong_numbers or self.weak_numbers)
-
-
-@dataclass(frozen=True)
 class _Echo:
-    """What the agent was given rather than told by the tool: the query and the call's arguments."""
+    """What the agent was given rather than told by the tool: the query and the call's arguments.
 
-    texts: tuple[str, ...] = ()  # normalised, one per source
-    numbers: tuple[float, ...] = ()  # every reading of every number written there
+    Texts are normalised at once (cheap); numbers are parsed only if a number has to be checked,
+    which an answer quoting a result's text never needs.
+    """
 
-    def with_parameters(self, parameters: Any) -> _Echo:
+    def __init__(self, query: _Query, parameters: Any) -> None:
         leaves: list[Any] = []
         _leaves(parameters, leaves)
-        texts = [str(x) for x in leaves if isinstance(x, str)]
-        numbers = [v for t in texts for v, _tol in parse_numbers(t)]
-        numbers += [f for f in (_as_float(x) for x in leaves if _is_number(x)) if math.isfinite(f)]
-        return _Echo(self.texts + tuple(fold_text(t) for t in texts), self.numbers + tuple(numbers))
+        self._strings = [str(x) for x in leaves if isinstance(x, str)]
+        self._plain = [f for f in (_as_float(x) for x in leaves if _is_number(x)) if math.isfinite(f)]
+        self._query = query
+        self.texts = (query.norm, *(fold_text(t) for t in self._strings))
+        self._numbers: tuple[float, ...] | None = None
 
     def has_text(self, phrase: str) -> bool:
         return any(_text_in(phrase, t) for t in self.texts)
 
     def has_number(self, x: float) -> bool:
-        return _same_number(x, self.numbers)
+        if self._numbers is None:
+            numbers = [*self._query.numbers(), *(v for t in self._strings for v, _ in parse_numbers(t))]
+            self._numbers = (*numbers, *self._plain)
+        return _same_number(x, self._numbers)
 
 
-def _probes(result: Any, echo: _Echo) -> _Probes:
-    """What could show in an answer that used this result, minus what the agent was given."""
-    probes = _Probes()
+class _Query:
+    """A text normalised now and parsed for numbers on first need (the query, the answer)."""
+
+    def __init__(self, text: str) -> None:
+        self.text, self.norm = text, fold_text(text)
+        self._readings: list[tuple[float, float]] | None = None
+
+    def readings(self) -> list[tuple[float, float]]:
+        if self._readings is None:
+            self._readings = parse_numbers(self.text)
+        return self._readings
+
+    def numbers(self) -> list[float]:
+        return [v for v, _tol in self.readings()]
+
+
+def _capped_leaves(result: Any) -> tuple[list[Any], bool]:
+    """The result's searchable leaves in order (numbers as they are, anything else as text),
+    text cut at ``MAX_RESULT_CHARS`` in all; and whether it was cut."""
     leaves: list[Any] = []
     _leaves(result, leaves)
-    budget = MAX_RESULT_CHARS
-
-    def add_number(x: float) -> None:
-        if math.isfinite(x) and not echo.has_number(x):
-            weak = x.is_integer() and abs(x) < 10
-            (probes.weak_numbers if weak else probes.strong_numbers).append(x)
-
+    out: list[Any] = []
+    budget, cut = MAX_RESULT_CHARS, False
     for leaf in leaves:
         if isinstance(leaf, bool) or leaf is None:
             continue
         if _is_number(leaf):
-            add_number(_as_float(leaf))
+            out.append(leaf)
             continue
-        text = str(leaf)
         if budget <= 0:
-            probes.truncated = True
+            cut = True
             break
+        text = str(leaf)
         if len(text) > budget:
-            text, probes.truncated = _cut(text, budget), True
-        budget = 0 if probes.truncated else budget - len(text)
-        numbers = _numbers_in(text)
-        whole = _whole_number(text, numbers)
-        if whole is not None:
-            add_number(whole)
-            continue
-        norm = fold_text(text)
-        if len(norm) >= _MIN_TEXT and norm not in _COMMON_WORDS:
-            candidates = [norm]
-            if len(norm) > _MIN_SEGMENT:
-                for seg in _SENTENCE_RE.split(norm):
-                    seg = seg.strip(" .!?;:,")
-                    if len(seg) >= _MIN_SEGMENT and seg != norm:
-                        candidates.append(seg)
-            probes.texts.extend(t for t in candidates if not echo.has_text(t))
-        for value, _tol in readings_of(numbers):
-            if not (value.is_integer() and abs(value) < 10) and not echo.has_number(value):
-                probes.strong_numbers.append(value)
-    return probes
+            text, cut = _cut(text, budget), True
+        budget = 0 if cut else budget - len(text)
+        out.append(text)
+    return out, cut
+
+
+def _whole(text: str) -> float | None:
+    return _whole_number(text, _numbers_in(text)) if _DIGIT(text) or not text.isascii() else None
+
+
+def _text_candidates(text: str) -> list[str]:
+    """What of a text leaf is looked for: the whole (normalised), and its long sentences."""
+    norm = fold_text(text)
+    if len(norm) < _MIN_TEXT or norm in _COMMON_WORDS:
+        return []
+    candidates = [norm]
+    if len(norm) > _MIN_SEGMENT:
+        for seg in _SENTENCE_RE.split(norm):
+            seg = seg.strip(" .!?;:,")
+            if len(seg) >= _MIN_SEGMENT and seg != norm:
+                candidates.append(seg)
+    return candidates
+
+
+def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, str | None]:
+    """(searchable, what was found) for one call's result.
+
+    Texts first, in leaf order: the first one in the answer is the evidence, and nothing needs
+    parsing. Then numbers, in leaf order: the first strong one the answer shows; weak ones
+    (integers below 10) only when the result has no text and no strong number to look for.
+    """
+    texts = False
+    for leaf in leaves:
+        if isinstance(leaf, str) and _whole(leaf) is None:
+            for t in _text_candidates(leaf):
+                if not echo.has_text(t):
+                    texts = True
+                    if _text_in(t, answer.norm):
+                        return True, _show(t, 40)
+    shown: list[tuple[float, float]] | None = None
+    strong, weak = False, []
+    for leaf in leaves:
+        if isinstance(leaf, str):
+            whole = _whole(leaf)
+            if whole is None:
+                values = [v for v, _tol in readings_of(_numbers_in(leaf))
+                          if not (v.is_integer() and abs(v) < 10)]
+            else:
+                values = [whole]
+        else:
+            values = [_as_float(leaf)]
+        for x in values:
+            if not math.isfinite(x) or echo.has_number(x):
+                continue
+            if isinstance(leaf, str) and whole is None or not (x.is_integer() and abs(x) < 10):
+                strong = True
+                if shown is None:
+                    shown = [(v, tol) for v, tol in answer.readings() if not echo.has_number(v)]
+                if _number_in(x, shown):
+                    return True, _show_number(x)
+            else:
+                weak.append(x)
+    if texts or strong:
+        return True, None
+    if not weak:
+        return False, None
+    shown = [(v, tol) for v, tol in answer.readings() if not echo.has_number(v)]
+    hit = next((x for x in weak if _number_in(x, shown)), None)
+    return True, None if hit is None else _show_number(hit)
 
 
 @dataclass(frozen=True)
@@ -241,35 +294,20 @@ def find_result_evidence(results: Sequence[Any], answer: str, *, query: str = ""
     in ``query`` or in that call's ``parameters`` (one per call, parallel to ``results``) are
     not searched, and answer numbers equal to a number there are ignored for that call.
     """
-    answer = answer or ""
-    answer_norm = fold_text(answer)
-    numbers = parse_numbers(answer)
-    query = query or ""
-    asked = _Echo((fold_text(query),), tuple(v for v, _tol in parse_numbers(query)))
+    said, asked = _Query(answer or ""), _Query(query or "")
     searchable: list[int] = []
     truncated: list[int] = []
     found: dict[int, str] = {}
     for idx, result in enumerate(results):
         if result is None:
             continue
-        echo = asked.with_parameters(parameters[idx] if parameters is not None else None)
-        probes = _probes(result, echo)
-        if probes.truncated:
+        leaves, cut = _capped_leaves(result)
+        if cut:
             truncated.append(idx)
-        if not probes:
-            continue
-        searchable.append(idx)
-        hit = next((t for t in probes.texts if _text_in(t, answer_norm)), None)
+        echo = _Echo(asked, parameters[idx] if parameters is not None else None)
+        has_probes, hit = _search_call(leaves, echo, said)
+        if has_probes:
+            searchable.append(idx)
         if hit is not None:
-            found[idx] = _show(hit, 40)
-            continue
-        shown = [(v, tol) for v, tol in numbers if not echo.has_number(v)]
-        strong = next((x for x in probes.strong_numbers if _number_in(x, shown)), None)
-        if strong is not None:
-            found[idx] = _show_number(strong)
-            continue
-        if not probes.texts and not probes.strong_numbers:
-            weak = next((x for x in probes.weak_numbers if _number_in(x, shown)), None)
-            if weak is not None:
-                found[idx] = _show_number(weak)
+            found[idx] = hit
     return Evidence(tuple(searchable), found, tuple(truncated))
