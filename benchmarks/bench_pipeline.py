@@ -59,6 +59,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--baseline", help="git revision of agenteval to compare with (before/after)")
     parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--peer-repeats-large", type=int, default=1,
+                        help="the peer's repeats at 10,000 conversations and more (minutes each)")
     args = parser.parse_args()
     peer, why = (None, "--no-peer") if args.no_peer else peer_python()
     demo = str(ROOT / "data" / "agentic_demo.jsonl")
@@ -78,16 +80,19 @@ def main() -> None:
         for rep in range(args.repeats):
             names = list(contenders) if rep % 2 == 0 else list(contenders)[::-1]
             for name in names:
+                if name == "peer" and size >= 10_000 and rep >= args.peer_repeats_large:
+                    continue
                 cmd, env = contenders[name]
                 extra = [path, str(K)] if name == "peer" else [path, demo, str(K)]
                 runs[name].append(run_json([*cmd, *extra], env=env, cwd=CACHE))  # not the repo: -c puts cwd first on sys.path
-        row: dict = {"conversations": size, "interactions": interactions, "repeats": args.repeats}
+        row: dict = {"conversations": size, "interactions": interactions}
         for name, outs in runs.items():
             s = median([o["seconds"] for o in outs])
             row[name] = {"seconds": round(s, 3),
                          "cpu_seconds": round(median([o["cpu_seconds"] for o in outs]), 3),
                          "interactions_per_s": round(interactions / s),
-                         "peak_rss_mib": round(median([o["peak_rss_mib"] for o in outs]), 1)}
+                         "peak_rss_mib": round(median([o["peak_rss_mib"] for o in outs]), 1),
+                         "repeats": len(outs)}
         for name in runs:
             if name != "agenteval":
                 row[name]["time_ratio_vs_agenteval"] = round(row[name]["seconds"] / row["agenteval"]["seconds"], 2)

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import HERE, loadavg, machine, peer_python  # noqa: E402
 
-ORDER = ["import", "bayesian", "pipeline", "e2e", "judge", "hierarchical"]
+ORDER = ["import", "bayesian", "pipeline", "bigresult", "e2e", "judge", "hierarchical"]
 
 
 def _versions(peer: Path | None) -> dict:

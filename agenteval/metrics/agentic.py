@@ -26,7 +26,12 @@ from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
 from agenteval.results import AgenticResults, RunSettings, without_data
 from agenteval.schemas.common import Batch, Dataset
-from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
+from agenteval.schemas.results import (
+    AgenticMetric,
+    InteractionResult,
+    ToolCorrectnessScore,
+    trusted,
+)
 from agenteval.statistical.estimators import (
     pass_at_k,
     pass_at_k_unbiased,
@@ -168,7 +173,8 @@ def _evaluate(
 
     metrics = []
     for i, (ds, rs) in enumerate(zip(datasets, per_conversation)):
-        metrics.append(AgenticMetric(
+        metrics.append(trusted(  # computed here: no re-validation (schemas.results.trusted)
+            AgenticMetric,
             session_id=ds.session_id,
             assistant_id=ds.assistant_id,
             task_id=ds.task_id,

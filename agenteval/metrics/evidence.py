@@ -20,7 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval._numbers import _DIGIT, _NUMBER_RE, _numbers_in, _parse, fold_text, readings_of
+from agenteval._numbers import _NUMBER_RE, _numbers_in, _parse, fold_text, readings_of
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -123,14 +123,13 @@ def _leaves(x: Any, out: list[Any]) -> None:
         out.append(x)
 
 
-def _whole_number(text: str, numbers: Sequence[Any]) -> float | None:
-    """The number a string is, if it is only a number (``"12.50"``, ``"$3"``, ``"42%"``)."""
-    if not numbers:  # a whole number is also found by the search
-        return None
+def _whole_number(text: str) -> float | None:
+    """The number a string is, if it is only a number (``"12.50"``, ``"$3"``, ``"42%"``): its
+    first reading. The anchored match fails at once on other text, so nothing is parsed then."""
     m = _NUMBER_RE.fullmatch(unicodedata.normalize("NFKC", text).strip())
     if m is None or _parse(m) is None:
         return None
-    readings = readings_of(numbers)
+    readings = readings_of(_numbers_in(text))
     return readings[0][0] if readings else None
 
 
@@ -208,10 +207,6 @@ def _capped_leaves(result: Any) -> tuple[list[Any], bool]:
     return out, cut
 
 
-def _whole(text: str) -> float | None:
-    return _whole_number(text, _numbers_in(text)) if _DIGIT(text) or not text.isascii() else None
-
-
 def _text_candidates(text: str) -> list[str]:
     """What of a text leaf is looked for: the whole (normalised), and its long sentences."""
     norm = fold_text(text)
@@ -234,8 +229,9 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
     (integers below 10) only when the result has no text and no strong number to look for.
     """
     texts = False
-    for leaf in leaves:
-        if isinstance(leaf, str) and _whole(leaf) is None:
+    wholes = [_whole_number(leaf) if isinstance(leaf, str) else None for leaf in leaves]
+    for leaf, whole in zip(leaves, wholes):
+        if isinstance(leaf, str) and whole is None:
             for t in _text_candidates(leaf):
                 if not echo.has_text(t):
                     texts = True
@@ -243,9 +239,8 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
                         return True, _show(t, 40)
     shown: list[tuple[float, float]] | None = None
     strong, weak = False, []
-    for leaf in leaves:
+    for leaf, whole in zip(leaves, wholes):
         if isinstance(leaf, str):
-            whole = _whole(leaf)
             if whole is None:
                 values = [v for v, _tol in readings_of(_numbers_in(leaf))
                           if not (v.is_integer() and abs(v) < 10)]

@@ -115,7 +115,7 @@ from agenteval._numbers import fold_text
 from agenteval.errors import ConfigError, DataError, check_unit
 from agenteval.metrics.evidence import MAX_RESULT_CHARS, Evidence, find_result_evidence, parse_numbers
 from agenteval.schemas.common import AgenticTrace, ExpectedTool, GroundTruthAgentic, ToolCall
-from agenteval.schemas.results import ToolCorrectnessScore
+from agenteval.schemas.results import ToolCorrectnessScore, trusted
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -659,7 +659,8 @@ def score_tool_use(
     overall = min(1.0, max(0.0, overall))
     is_correct = overall >= thr - 1e-12
     lines.append(f"overall {_fmt(overall)} {'>=' if is_correct else '<'} threshold {_fmt(thr)}")
-    return ToolCorrectnessScore(
+    return trusted(  # all computed above: no re-validation
+        ToolCorrectnessScore,
         tool_selection_correct=selection,
         parameter_accuracy=parameters,
         sequence_correct=sequence,

@@ -87,3 +87,24 @@ def test_a_large_result_is_searched_in_memory_linear_in_its_size():
         tracemalloc.stop()
     assert ev.found and ev.truncated == (0,)
     assert peak < 40 * MAX_RESULT_CHARS  # bytes; the cap bounds what is held at once
+
+
+def test_trusted_results_equal_validated_ones():
+    """Results built without re-validation are the objects the validating constructor makes."""
+    from agenteval.schemas.results import AgenticMetric, ToolCorrectnessScore, trusted
+
+    tool = score_tool_use({"tools_used": [{"tool_name": "calc", "result": 4}]},
+                          {"expected_tools": [{"tool_name": "calc"}]}, "It is 4.")
+    values = tool.model_dump()
+    again = ToolCorrectnessScore(**values)
+    assert tool == again and tool.model_fields_set == again.model_fields_set
+    metric = dict(session_id="s", assistant_id="a", task_id=None, total_interactions=1,
+                  correct_interactions=1, is_fully_correct=True, threshold=0.7,
+                  correctness_scores=[1.0], correct_indices=[0], tool_correctness_scores=[tool],
+                  k=3, pass_at_k=0.9, pass_at_k_ci_low=0.5, pass_at_k_ci_high=1.0,
+                  pass_pow_k=0.4, pass_pow_k_ci_low=0.1, pass_pow_k_ci_high=0.9,
+                  pass_at_k_unbiased=float("nan"), pass_pow_k_unbiased=float("nan"),
+                  judge_errors=0, interactions=[])
+    built, validated = trusted(AgenticMetric, **metric), AgenticMetric(**metric)
+    assert built.model_dump_json() == validated.model_dump_json()
+    assert built.model_fields_set == validated.model_fields_set
