@@ -20,13 +20,21 @@ from _common import CACHE, loadavg, median, print_result, run_json
 
 CHILD = """
 import json, resource, sys, time
+def _peak_mib():  # VmHWM: exec resets it; ru_maxrss can carry the parent's peak on Linux
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 from agenteval import Agentic
 Agentic.run({demo!r}, k=3)  # warm-up: imports are not timed
 t0 = time.perf_counter()
 results = Agentic.run(sys.argv[1], k=3)
 tool = results[0].interactions[0].tool_correctness
 print(json.dumps({{"seconds": time.perf_counter() - t0,
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "peak_rss_mib": _peak_mib(),
                   "evidence": tool.utilization_evidence,
                   "cut_reported": "searched in its first" in tool.reasoning}}))
 """

@@ -30,6 +30,14 @@ K = 3
 
 CHILD = """
 import json, resource, sys, time
+def _peak_mib():  # VmHWM: exec resets it; ru_maxrss can carry the parent's peak on Linux
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 from agenteval import Agentic, BayesianMode
 Agentic.run(sys.argv[2], k=3)  # warm-up: imports and first-use costs are not timed
 t0, c0 = time.perf_counter(), time.process_time()
@@ -37,7 +45,7 @@ results = Agentic.run(sys.argv[1], k=int(sys.argv[3]), statistical_mode=Bayesian
 results.summary()
 print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
                   "conversations": len(results),
-                  "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+                  "peak_rss_mib": _peak_mib()}))
 """
 
 

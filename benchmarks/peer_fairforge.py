@@ -40,6 +40,14 @@ def _retriever(path: str):
 
 
 def _peak_mib() -> float:
+    """This process's peak resident memory: VmHWM, which exec resets (ru_maxrss can report
+    the parent's peak after fork and exec on Linux)."""
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
