@@ -84,7 +84,6 @@ __all__ = [
     "unpaired_bootstrap",
 ]
 
-SCOPES = ("suite tasks", "new task")
 #: Entries of one bootstrap weight block (memory bound for many tasks).
 _BLOCK = 4_000_000
 
