@@ -150,7 +150,8 @@ def evaluate(
 
     n = np.array([sum(r.is_correct is not None for r in rs) for rs in per_conversation])
     c = np.array([sum(r.is_correct is True for r in rs) for rs in per_conversation])
-    est = without_data(settings.mode.estimate(n, c, settings.k), n)
+    est = without_data(settings.mode.estimate_units(
+        n, c, settings.k, groups=[ds.assistant_id for ds in datasets]), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
         unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
