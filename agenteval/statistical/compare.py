@@ -363,19 +363,26 @@ def _beta_moment(a: np.ndarray, b: np.ndarray, j: int) -> np.ndarray:
 
 
 def suite_mean_draws(n: Any, c: Any, k: int, size: int, rng: np.random.Generator, *,
-                     prior: tuple[float, float] | None = None) -> tuple[dict[str, np.ndarray], str]:
+                     prior: tuple[float, float] | None = None,
+                     hyper: tuple[Any, Any] | None = None) -> tuple[dict[str, np.ndarray], str]:
     """Posterior draws of one agent's mean over its tasks of p_t, 1-(1-p_t)^k and p_t^k.
 
     Per draw, (mu, kappa) from the Laplace-approximated hyperposterior
     (:func:`~agenteval.statistical.difficulty.hyperposterior_draws`) or the fixed ``prior``
-    (a, b), then each p_t from its conjugate Beta(mu kappa + c_t, (1 - mu) kappa + n_t - c_t).
+    (a, b), or the posterior draws ``hyper`` = (mu, kappa) of a hierarchical fit (one per draw;
+    ``size`` is then their number), then each p_t from its conjugate
+    Beta(mu kappa + c_t, (1 - mu) kappa + n_t - c_t).
     Tasks with equal (n, c) share a posterior: a group of m such tasks gets m draws when m is
     small, else the normal sum with the exact Beta mean and variance of the quantity (the
     central limit theorem over m > 24 independent tasks), so a million tasks cost what their
     distinct (n, c) pairs cost. Returns ({quantity: draws (size,)}, note).
     """
     n, c = np.asarray(n, dtype=float).ravel(), np.asarray(c, dtype=float).ravel()
-    if prior is None:
+    if hyper is not None:
+        mu, kappa = (np.asarray(x, dtype=float).ravel() for x in hyper)
+        size, note = mu.size, ""
+        a0, b0 = mu * kappa, (1 - mu) * kappa
+    elif prior is None:
         mu, kappa, note = hyperposterior_draws(n, c, size, rng)
         a0, b0 = mu * kappa, (1 - mu) * kappa
     else:
@@ -406,22 +413,26 @@ def suite_mean_draws(n: Any, c: Any, k: int, size: int, rng: np.random.Generator
 def paired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: float = 0.95,
                  draws: int = 5000, seed: int | None = 0,
                  priors: tuple[tuple[float, float], tuple[float, float]] | None = None,
-                 ) -> tuple[list[Difference], list[str]]:
+                 hyper: tuple[Any, Any] | None = None) -> tuple[list[Difference], list[str]]:
     """The paired model on shared tasks (module doc): suite-task posteriors and, for a new task,
     the Bayesian bootstrap with shared task weights.
 
     ``n_*``/``c_*``: attempts and successes per shared task, aligned. ``priors``: fixed task
-    priors ((a_A, b_A), (a_B, b_B)) instead of the fitted population priors. Returns
-    (differences, notes).
+    priors ((a_A, b_A), (a_B, b_B)) instead of the fitted population priors. ``hyper``: the
+    two agents' posterior (mu, kappa) draws from a hierarchical fit, ((mu_A, kappa_A), (mu_B,
+    kappa_B)), used instead of the Laplace approximation (the same number of draws each).
+    Returns (differences, notes).
     """
     k = check_k(k)
     level = check_level("ci_level", ci_level)
     n_a, c_a, n_b, c_b = _check_paired(n_a, c_a, n_b, c_b)
     ss = np.random.SeedSequence(seed).spawn(3)
     va, note_a = suite_mean_draws(n_a, c_a, k, draws, np.random.default_rng(ss[0]),
-                                  prior=None if priors is None else priors[0])
+                                  prior=None if priors is None else priors[0],
+                                  hyper=None if hyper is None else hyper[0])
     vb, note_b = suite_mean_draws(n_b, c_b, k, draws, np.random.default_rng(ss[1]),
-                                  prior=None if priors is None else priors[1])
+                                  prior=None if priors is None else priors[1],
+                                  hyper=None if hyper is None else hyper[1])
     notes = sorted({x for x in (note_a, note_b) if x})
     diffs = [difference_from_draws(name, "suite tasks", va[name], vb[name], ci_level=level,
                                    tasks=n_a.size) for name, _ in _quantities(k)]
@@ -767,7 +778,7 @@ def _is_bayes(mode: Any) -> bool:
 
 
 def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
-                  resamples: int) -> Comparison:
+                  resamples: int, hyper: Any = None) -> Comparison:
     if a.conversations == 0 or b.conversations == 0:
         nan = math.nan
         return Comparison(a.name, b.name, "independent", "nothing judged for one agent", 0,
@@ -804,11 +815,18 @@ def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
     n_b, c_b = (np.array([b.tasks[t][i] for t in shared], dtype=float) for i in (0, 1))
     if bayes:
         draws = mode.mc_samples
+        pair_hyper = None
+        if hyper and a.name in hyper and b.name in hyper:
+            size = min(len(hyper[a.name][0]), len(hyper[b.name][0]))
+            pair_hyper = tuple((np.asarray(hyper[x.name][0])[:size],
+                                np.asarray(hyper[x.name][1])[:size]) for x in (a, b))
+            draws = size
         diffs, notes = paired_bayes(n_a, c_a, n_b, c_b, k=k, ci_level=level, draws=draws,
-                                    seed=int(stream.generate_state(1)[0]))
+                                    seed=int(stream.generate_state(1)[0]), hyper=pair_hyper)
+        source = (f"the {getattr(mode, 'method', 'hierarchical')} fit's (mu, kappa) draws"
+                  if pair_hyper else "Laplace-approximated hyperposterior")
         detail = (f"paired model on {len(shared)} shared tasks: per-task Beta posteriors under each "
-                  "agent's fitted population prior (Laplace-approximated hyperposterior); new task "
-                  "by the Bayesian bootstrap "
+                  f"agent's population prior ({source}); new task by the Bayesian bootstrap "
                   f"over tasks (Rubin 1981); {level * 100:g}% equal-tailed intervals from "
                   f"{draws} seeded draws")
         return Comparison(a.name, b.name, "paired", detail, len(shared), tuple(diffs), tuple(notes))
@@ -877,16 +895,21 @@ def _ranking(agents: list[_Agent], *, mode: Any, bayes: bool, resamples: int) ->
 
 
 def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: Any, *, k: int,
-                   mode: Any, adjust: str = "holm", resamples: int = 4000,
-                   names: Sequence[str] | None = None) -> ComparisonTable:
+                   mode: Any, adjust: str = "holm", resamples: int | None = None,
+                   names: Sequence[str] | None = None,
+                   hyper: dict[str, tuple[Any, Any]] | None = None) -> ComparisonTable:
     """Every pair of agents (in order of first appearance), a ranking and adjusted p-values.
 
     ``agent``, ``task`` (None for none) and ``success`` describe complete conversations, one
     entry each. ``mode`` is the run's :class:`~agenteval.statistical.modes.BayesianMode` (paired
     model) or :class:`~agenteval.statistical.modes.FrequentistMode` (bootstrap / Newcombe).
     ``names``: every agent in order, including any with no complete conversation (their
-    comparisons are NaN and they are left out of the ranking).
+    comparisons are NaN and they are left out of the ranking). ``resamples``: bootstrap
+    resamples (default: the mode's ``bootstrap_samples``, else 4000). ``hyper``: per agent, the
+    (mu, kappa) posterior draws of a hierarchical fit over its tasks, for the paired model.
     """
+    if resamples is None:
+        resamples = int(getattr(mode, "bootstrap_samples", 4000))
     k = check_k(k)
     if adjust not in ("holm", "bh", "none"):
         raise ConfigError(f"adjust must be one of 'holm', 'bh', 'none', got {adjust!r}")
@@ -894,7 +917,8 @@ def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: An
     order = list(dict.fromkeys([*(names or []), *grouped]))
     agents = [grouped.get(name, _Agent(name, {})) for name in order]
     bayes = _is_bayes(mode)
-    comps = [_compare_pair(agents[i], agents[j], k=k, mode=mode, bayes=bayes, resamples=resamples)
+    comps = [_compare_pair(agents[i], agents[j], k=k, mode=mode, bayes=bayes, resamples=resamples,
+                           hyper=hyper)
              for i in range(len(agents)) for j in range(i + 1, len(agents))]
     if not bayes and comps:
         fam: dict[str, list[tuple[int, int]]] = {}  # one family per quantity
