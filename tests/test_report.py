@@ -73,6 +73,11 @@ def test_report_holds_every_conversation_escaped_and_offline(run_dir: Path) -> N
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "@import" not in page and "url(http" not in page
     assert f"data:image/png;base64,{base64.b64encode(_png()).decode()}" in page
+    # and the run's own figures (Bayesian mode writes them to figures/), each embedded
+    made = sorted((run_dir / "figures").glob("*.png")) if (run_dir / "figures").is_dir() else []
+    assert page.count("<figure>") == 1 + len(made)
+    for png in made:
+        assert base64.b64encode(png.read_bytes()).decode() in page
 
 
 def _chromium_ready() -> str | None:
