@@ -5,7 +5,8 @@ One transcript is the ``messages`` list sent to (and returned by) a chat-complet
 message starts an interaction:
 
 * ``query``      = the user message's text;
-* ``agentic``    = the tool calls the assistant made in that turn before its final text, with
+* ``agentic``    = every tool call the assistant made in that turn (those after its final text
+  marked ``after_answer``), with
   ``parameters`` parsed from the JSON ``arguments`` string, ``result`` = the matching ``tool``
   message's content (parsed as JSON when it is JSON) and ``step`` = 1, 2, ... counting the
   assistant messages that made tool calls: calls made together in one message (parallel
@@ -58,10 +59,12 @@ class _Reference(BaseModel):
 class _Ctx:
     """Carries the place (file, line) so every error names it."""
 
-    def __init__(self, source: str | None, line: int | None, index: int | None) -> None:
+    def __init__(self, source: str | None, line: int | None, index: int | None, *,
+                 prefix: str = "messages") -> None:
         self.source = source
         self.line = line
         self.index = index
+        self.prefix = prefix  # the field holding the message list ("traj" in tau-bench)
 
     def error(self, message: str, field: str | None = None) -> DataError:
         source = self.source
@@ -163,11 +166,11 @@ def _references(references: Any, n_turns: int, ctx: _Ctx) -> list[_Reference | N
 def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: Any,
              fields: Mapping[str, Any], ctx: _Ctx) -> Dataset:
     if not isinstance(messages, list):
-        raise ctx.error(f"expected a list of chat messages, got {_what(messages)}", "messages")
+        raise ctx.error(f"expected a list of chat messages, got {_what(messages)}", ctx.prefix)
     system: list[str] = []
     turns: list[dict[str, Any]] = []
     for i, msg in enumerate(messages):
-        where = f"messages[{i}]"
+        where = f"{ctx.prefix}[{i}]"
         if not isinstance(msg, Mapping):
             raise ctx.error(f"expected a message object, got {_what(msg)}", where)
         role = msg.get("role")
@@ -229,13 +232,18 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
                             "assistant or tool", f"{where}.role")
     if not turns:
         raise ctx.error("no user message: a conversation needs at least one interaction",
-                        "messages")
+                        ctx.prefix)
 
     refs = _references(references, len(turns), ctx)
     conversation = []
     for n, (turn, ref) in enumerate(zip(turns, refs), start=1):
-        # Calls made after the final answer did not feed it; an unanswered turn keeps them all.
-        calls = turn["calls"] if turn["answer"] is None else turn["calls"][: turn["answer_calls"]]
+        # Every call is kept, also those made after the final text (an agent that announces
+        # "I'll cancel it now" and then calls cancel did cancel): tool correctness must see
+        # what the agent did. ``after_answer`` marks them, as they cannot have fed the answer.
+        calls = turn["calls"]
+        if turn["answer"] is not None:
+            for entry in calls[turn["answer_calls"]:]:
+                entry["after_answer"] = True
         batch: dict[str, Any] = {
             "qa_id": f"q{n}",
             "query": turn["query"],

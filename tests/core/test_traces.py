@@ -80,7 +80,9 @@ def test_handcrafted_transcript_field_by_field():
     assert third.ground_truth_agentic is None
 
 
-def test_calls_after_the_final_answer_are_not_counted_and_unanswered_turns_keep_calls():
+def test_calls_after_the_final_answer_are_kept_and_marked_and_unanswered_turns_keep_calls():
+    # Changed deliberately (issue 9 item 4): calls after the final text used to be dropped,
+    # which lost real cancellations and bookings; now every call is kept and marked.
     messages = [
         {"role": "user", "content": "q"},
         {"role": "assistant", "content": None, "tool_calls": [call("a", "first", {})]},
@@ -91,10 +93,13 @@ def test_calls_after_the_final_answer_are_not_counted_and_unanswered_turns_keep_
         {"role": "assistant", "content": None, "tool_calls": [call("c", "never_answered", {})]},
     ]
     ds = dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
-    assert [t.tool_name for t in ds.conversation[0].agentic.tools_used] == ["first"]
+    assert [t.tool_name for t in ds.conversation[0].agentic.tools_used] == ["first", "late"]
+    assert [t.after_answer for t in ds.conversation[0].agentic.tools_used] == [False, True]
     assert ds.conversation[0].agentic.tools_used[0].result == 1
+    assert [t.step for t in ds.conversation[0].agentic.tools_used] == [1, 2]
     assert ds.conversation[1].assistant == ""
     assert [t.tool_name for t in ds.conversation[1].agentic.tools_used] == ["never_answered"]
+    assert ds.conversation[1].agentic.tools_used[0].after_answer is False
     assert ds.conversation[1].agentic.tools_used[0].result is None
     assert ds.context == ""
 
