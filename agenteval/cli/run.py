@@ -20,7 +20,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="evaluate a file of agent conversations",
                          description="Evaluate a file of agent conversations (.jsonl, .json, or "
                          "OpenAI-style traces) and print per-conversation and suite results.")
-    run.add_argument("data", type=Path, help="conversations: .jsonl (one per line) or .json (a list)")
+    run.add_argument("data", type=Path, nargs="+",
+                     help="conversations: .jsonl (one per line) or .json (a list), tau-bench "
+                     "results (.json) or Inspect AI logs (.eval / .json); several files = "
+                     "several agents")
     run.add_argument("--k", type=int, required=True, help="attempts for pass@k / pass^k (>= 1)")
     run.add_argument("--mode", choices=("frequentist", "bayesian"), default="frequentist",
                      help="frequentist: plug-in estimates with Wilson intervals; bayesian: exact "
@@ -37,6 +40,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="directory to write results files into")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
+    given = run.add_argument_group("logs and given outcomes")
+    given.add_argument("--input-format", choices=("auto", "agenteval", "taubench", "inspect"),
+                       default="auto", help="how to read the data files (default: %(default)s: "
+                       "by suffix and content)")
+    given.add_argument("--scorer", help="Inspect logs with several scorers: the one that gives "
+                       "the outcome")
+    given.add_argument("--outcome-threshold", type=float,
+                       help="value a given outcome or score (reward) needs to be a success "
+                       "(default: within 1e-6 of 1)")
+    given.add_argument("--argument-matching", action="append", metavar="KEY=RULE",
+                       help="how tool arguments are compared, repeatable: KEY is '*', TOOL, "
+                       "TOOL.FIELD or *.FIELD; RULE is exact (default), normalized, numeric, "
+                       "numeric:TOL, subset, superset, ignore (e.g. '*.city=normalized')")
     judge = run.add_argument_group("judge")
     judge.add_argument("--judge", choices=("offline", "llm"), default="offline",
                        help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
@@ -106,13 +122,17 @@ def make_judge(args: argparse.Namespace) -> Any:
 def run_command(args: argparse.Namespace) -> int:
     from agenteval.metrics.agentic import Agentic
 
-    if not args.data.exists():
-        raise AgentEvalError(f"{args.data}: no such file")
+    for path in args.data:
+        if not path.exists():
+            raise AgentEvalError(f"{path}: no such file")
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise AgentEvalError(f"--out {args.out}: exists and is not a directory")
-    results = Agentic.run(str(args.data), make_judge(args), args.k, threshold=args.threshold,
+    data = str(args.data[0]) if len(args.data) == 1 else [str(p) for p in args.data]
+    results = Agentic.run(data, make_judge(args), args.k, threshold=args.threshold,
                           tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
-                          strict=args.strict)
+                          strict=args.strict, input_format=args.input_format, scorer=args.scorer,
+                          outcome_threshold=args.outcome_threshold,
+                          argument_matching=parse_argument_matching(args.argument_matching))
     if args.out is not None:
         write_outputs(results, args.out)
     out = sys.stdout
@@ -126,6 +146,20 @@ def run_command(args: argparse.Namespace) -> int:
         if args.out is not None:
             out.write(f"\nwrote results to {args.out}/\n")
     return _report_judge_errors(results)
+
+
+def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
+    """``["*.city=normalized", "book=subset"]`` -> ``{"*.city": "normalized", "book": "subset"}``."""
+    if not items:
+        return None
+    rules: dict[str, str] = {}
+    for item in items:
+        key, sep, rule = item.partition("=")
+        if not sep or not key.strip() or not rule.strip():
+            raise ConfigError(f"--argument-matching {item!r}: expected KEY=RULE, e.g. "
+                              "'*.city=normalized' or 'book_flight=subset'")
+        rules[key.strip()] = rule.strip()
+    return rules
 
 
 def _report_judge_errors(results: Any) -> int:
@@ -163,6 +197,9 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
+    if (df["source"] != "judged").any():  # say which conversations were graded with the data
+        view.insert(3, "attempt", df["attempt"].map(lambda a: "-" if pd.isna(a) else int(a)))
+        view.insert(4, "source", df["source"])
     summary = results.summary()
     judge = summary.judge
     lines = [
@@ -172,10 +209,23 @@ def format_table(results: Any) -> str:
         "suite summary (share of fully correct conversations):",
         summary.to_text(),
         "",
+        *_task_lines(summary),
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
-        f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}",
+        f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}"
+        f"  given: conversations={judge.get('conversations_given')}"
+        f" interactions={judge.get('interactions_given')}",
     ]
     return "\n".join(lines)
+
+
+def _task_lines(summary: Any) -> list[str]:
+    """Per-task unbiased pass@k / pass^k (what tau-bench and HumanEval publish), by group."""
+    k = summary.k
+    lines = [f"{r.group}: over {r.tasks} tasks, task pass@{k} = {r.task_pass_at_k:.4f} "
+             f"(se {r.task_pass_at_k_se:.4f}), task pass^{k} = {r.task_pass_pow_k:.4f} "
+             f"(se {r.task_pass_pow_k_se:.4f})" for r in summary.rows if r.tasks]
+    return ["per-task estimators (mean over tasks of the unbiased estimators):", *lines, ""] \
+        if lines else []
 
 
 def write_outputs(results: Any, out: Path) -> None:

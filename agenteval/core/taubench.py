@@ -6,7 +6,7 @@ tau-bench's ``run.py`` writes a JSON list with one record per (task, trial)::
 
 Each record becomes one conversation:
 
-* ``session_id`` = ``task-<task_id>-trial-<trial>``, ``task_id`` = the task id as text,
+* ``session_id`` = ``<agent>/task-<task_id>-trial-<trial>``, ``task_id`` = the task id as text,
   ``attempt`` = ``trial``, ``assistant_id`` = the option given, else the file's stem (one
   results file per agent, as tau-bench writes them);
 * ``outcome`` = ``reward`` (a success when within 1e-6 of 1, tau-bench's own rule), so
@@ -82,11 +82,12 @@ def _record_to_dataset(record: Any, *, assistant_id: str, ctx: _Ctx) -> Dataset:
     traj = record["traj"]
     fields: dict[str, Any] = {"task_id": str(task_id), "attempt": trial, "outcome": float(reward),
                               "metadata": {"info": dict(info)} if info else {}}
-    session_id = f"task-{task_id}-trial-{trial}"
+    session_id = f"{assistant_id}/task-{task_id}-trial-{trial}"
     if isinstance(traj, list) and not traj:  # the trial crashed: tau-bench scores it 0
         return Dataset.model_validate({
             "session_id": session_id, "assistant_id": assistant_id,
-            "conversation": [{"qa_id": "q1", "query": "", "assistant": ""}], **fields})
+            "conversation": [{"qa_id": "q1", "query": "", "assistant": "",
+                              "agentic": {"tools_used": []}}], **fields})
     trace_ctx = _TraceCtx(ctx.where.source, ctx.where.line, ctx.where.index, prefix="traj")
     return _convert(traj, session_id=session_id, assistant_id=assistant_id, references=None,
                     fields=fields, ctx=trace_ctx)
