@@ -17,8 +17,9 @@ Each sample epoch becomes one conversation:
   [0, 1] and strings holding one. A success is an outcome within 1e-6 of 1 (or >= the run's
   ``outcome_threshold``: with 0.5, partial credit counts). A value that cannot be mapped (a
   dict or list of several metrics, a number outside [0, 1]) is a DataError naming the sample,
-  never a silent 0. A sample without that score (it errored, or was not scored) gets no
-  outcome: the judge decides it against the sample's target;
+  never a silent 0. A sample that errored (Inspect leaves it unscored and out of its metrics)
+  is left out too, with a warning naming it; one with no value for the scorer otherwise gets
+  no outcome, and the judge decides it against the sample's target;
 * the message history (``sample.messages``) goes through the OpenAI-transcript importer, with
   every tool call and its result (a tool error's message is the result); the target is the
   reference answer of the last user turn.
@@ -29,6 +30,7 @@ With several scorers in a log, ``scorer`` names the one to use (an error lists t
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -161,7 +163,11 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
     name = _scorer_name(log, scorer, where)
     model, task = log.eval.model, log.eval.task
     out = []
+    errored = []
     for index, sample in enumerate(log.samples or []):
+        if sample.error is not None and not sample.scores:
+            errored.append(f"{sample.id} (epoch {sample.epoch})")
+            continue
         field = f"samples[{index}]"
         ctx = _Ctx(where, None, None, prefix=f"{field}.messages")
         sample_id, epoch = sample.id, sample.epoch
@@ -178,7 +184,7 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
                                 field=f"{field}.scores.{name}.value")
             fields["outcome"] = outcome
             fields["metadata"]["scorer"] = name
-        if sample.error is not None:
+        if sample.error is not None:  # errored, yet scored: keep it, say so
             fields["metadata"]["error"] = getattr(sample.error, "message", str(sample.error))
         messages = _openai_messages(sample.messages or [])
         n_users = sum(m["role"] == "user" for m in messages)
@@ -192,6 +198,10 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
             refs = None
         out.append(_convert(messages, session_id=f"{model}/{task}/{sample_id}/epoch-{epoch}",
                             assistant_id=model, references=refs, fields=fields, ctx=ctx))
+    if errored:
+        warnings.warn(f"{where}: {len(errored)} sample(s) errored and are left out, as Inspect "
+                      f"leaves them out of its metrics: {', '.join(errored[:10])}"
+                      f"{' ...' if len(errored) > 10 else ''}", UserWarning, stacklevel=2)
     return out
 
 
