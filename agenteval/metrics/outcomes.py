@@ -29,5 +29,5 @@ def outcome_success(value: bool | float, *, threshold: float | None = None) -> b
     if isinstance(value, bool):
         return value
     if threshold is None:
-        return abs(float(value) - 1.0) <= SUCCESS_TOLERANCE
+        return 1.0 - SUCCESS_TOLERANCE <= float(value) <= 1.0 + SUCCESS_TOLERANCE  # as tau-bench
     return float(value) >= threshold

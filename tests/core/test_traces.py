@@ -304,3 +304,59 @@ def test_demo_traces_file():
     used = flight.conversation[0].agentic.tools_used
     assert [(t.tool_name, t.step) for t in used] == [("search_flights", 1), ("book_flight", 2)]
     assert used[1].result == {"status": "confirmed", "confirmation": "K7Q2ZP"}
+
+
+def _random_transcript(rng, turns: int) -> list[dict]:
+    """A transcript whose turns mix text, tool calls (parallel too) and calls after the text;
+    the last turn ends in tool calls (answered or not)."""
+    messages = [{"role": "system", "content": "sys"}]
+    n = 0
+    for t in range(turns):
+        messages.append({"role": "user", "content": f"u{t}"})
+        for _ in range(rng.randint(0, 4)):
+            kind = rng.choice(["text", "calls", "calls+text"])
+            msg = {"role": "assistant", "content": f"text {n}" if "text" in kind else None}
+            if "calls" in kind:
+                calls = [call(f"c{n + j}", f"tool{rng.randint(0, 3)}", {"i": n + j})
+                         for j in range(rng.randint(1, 3))]
+                n += len(calls)
+                msg["tool_calls"] = calls
+                messages.append(msg)
+                for c in calls:
+                    if rng.random() < 0.8:
+                        messages.append({"role": "tool", "tool_call_id": c["id"], "content": "r"})
+            else:
+                messages.append(msg)
+    last = [call(f"c{n}", "final_tool", {"i": n})]
+    messages.append({"role": "assistant", "content": None, "tool_calls": last})
+    return messages
+
+
+def test_every_tool_call_in_is_a_tool_call_out_on_transcripts_ending_in_tool_calls():
+    import random
+
+    rng = random.Random(11)
+    total = 0
+    for case in range(200):
+        messages = _random_transcript(rng, rng.randint(1, 4))
+        ds = dataset_from_openai_messages(messages, session_id=f"s{case}", assistant_id="a")
+        calls_in = [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+                    for m in messages for c in m.get("tool_calls") or []]
+        calls_out = [(t.tool_name, t.parameters) for b in ds.conversation
+                     for t in b.agentic.tools_used]
+        assert calls_out == calls_in
+        assert ds.conversation[-1].agentic.tools_used[-1].tool_name == "final_tool"
+        # marked exactly when the turn's last text came earlier than the call's message
+        expected_marks, turn_calls, last_text = [], [], None
+        for i, m in enumerate(messages + [{"role": "user"}]):
+            if m["role"] == "user":
+                expected_marks += [last_text is not None and j > last_text for j in turn_calls]
+                turn_calls, last_text = [], None
+            elif m["role"] == "assistant":
+                turn_calls += [i] * len(m.get("tool_calls") or [])
+                if m.get("content"):
+                    last_text = i
+        marks = [t.after_answer for b in ds.conversation for t in b.agentic.tools_used]
+        assert marks == expected_marks
+        total += len(calls_in)
+    assert total > 500
