@@ -6,6 +6,7 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -128,11 +129,15 @@ def run_command(args: argparse.Namespace) -> int:
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise AgentEvalError(f"--out {args.out}: exists and is not a directory")
     data = str(args.data[0]) if len(args.data) == 1 else [str(p) for p in args.data]
-    results = Agentic.run(data, make_judge(args), args.k, threshold=args.threshold,
-                          tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
-                          strict=args.strict, input_format=args.input_format, scorer=args.scorer,
-                          outcome_threshold=args.outcome_threshold,
-                          argument_matching=parse_argument_matching(args.argument_matching))
+    with warnings.catch_warnings(record=True) as caught:  # e.g. errored Inspect samples left out
+        warnings.simplefilter("always", UserWarning)
+        results = Agentic.run(data, make_judge(args), args.k, threshold=args.threshold,
+                              tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
+                              strict=args.strict, input_format=args.input_format,
+                              scorer=args.scorer, outcome_threshold=args.outcome_threshold,
+                              argument_matching=parse_argument_matching(args.argument_matching))
+    for w in caught:
+        print(f"agenteval: warning: {w.message}", file=sys.stderr)
     if args.out is not None:
         write_outputs(results, args.out)
     out = sys.stdout

@@ -134,11 +134,13 @@ def test_unscored_samples_are_judged_against_the_target_and_marked(logs, tmp_pat
     assert all(m.is_fully_correct for m in results if m.attempt == 1)
 
 
-def test_cli_two_commands_and_no_inspect_is_a_clear_error(logs, capsys):
-    with pytest.warns(UserWarning):
-        assert main(["run", *map(str, logs["eval"]), "--k", "3", "--scorer", "match",
-                     "--format", "json"]) == 0
-    data = json.loads(capsys.readouterr().out)
+def test_cli_reads_several_logs_and_warns_in_one_line(logs, capsys):
+    assert main(["run", *map(str, logs["eval"]), "--k", "3", "--scorer", "match",
+                 "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.startswith("agenteval: warning: ") and captured.err.count("\n") == 1
+    assert "s3 (epoch 2)" in captured.err
+    data = json.loads(captured.out)
     assert {r["group"] for r in data["summary"]["rows"]} == {"all", "mockllm/model-a",
                                                              "mockllm/model-b"}
     assert main(["run", str(logs["json"][0]), "--k", "3", "--scorer", "nope"]) == 2
@@ -160,3 +162,15 @@ def test_score_values_map_as_documented():
     assert [score_to_outcome(v) for v in (True, False, 0, 1, 0.75)] == [1.0, 0.0, 0.0, 1.0, 0.75]
     for bad in ({"a": 1}, [1], 1.5, -0.1, float("nan"), "c", "maybe", None):
         assert score_to_outcome(bad) is None
+
+
+def test_committed_demo_logs_load_as_inspect_reads_them():
+    demo = sorted((HERE.parents[1] / "data" / "inspect_demo").glob("*.eval"))
+    assert [p.name for p in demo] == ["model-a.eval", "model-b.eval"]
+    with pytest.warns(UserWarning, match="errored"):
+        datasets = load_datasets(demo, scorer="match")
+    scored = [(m, s) for p in demo for m, _, samples in [_inspect_samples(p)] for s in samples
+              if s.error is None]
+    assert len(datasets) == len(scored) == 17
+    assert [ds.outcome for ds in datasets] == [INSPECT_VALUE[s.scores["match"].value]
+                                               for _, s in scored]

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
 from math import comb
 from pathlib import Path
 
@@ -206,3 +208,16 @@ def test_cli_bad_file_is_one_line_exit_2(tmp_path, capsys):
     assert main(["run", str(path), "--k", "1"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "field 'reward'" in err
+
+
+def test_demo_file_is_current_and_matches_tau_bench():
+    root = Path(__file__).resolve().parents[2]
+    check = subprocess.run([sys.executable, str(root / "data" / "make_harness_demos.py"), "--check"],
+                           capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    demo = root / "data" / "taubench_demo.json"
+    records = json.loads(demo.read_text())
+    reference = taubench_pass_hat_k(records)
+    for k in (1, 4):
+        assert Agentic.run(str(demo), k=k).summary().rows[0].task_pass_pow_k == \
+            pytest.approx(reference[k], abs=1e-12)
