@@ -33,11 +33,11 @@ from agenteval.schemas.common import Dataset, ExpectedTool
 __all__ = ["dataset_from_openai_messages", "TRACE_FIELDS", "REFERENCE_FIELDS"]
 
 TRACE_FIELDS = ("session_id", "assistant_id", "task_id", "language", "context", "metadata",
-                "messages", "references")
+                "outcome", "attempt", "messages", "references")
 """Keys allowed on one transcript record (one line of a traces JSONL file)."""
 
 REFERENCE_FIELDS = ("ground_truth_assistant", "expected_tools", "tool_sequence_matters", "qa_id",
-                    "observation", "weight")
+                    "observation", "weight", "score", "argument_matching")
 """Keys allowed in one ``references`` entry."""
 
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
@@ -54,6 +54,8 @@ class _Reference(BaseModel):
     qa_id: str | None = None
     observation: str | None = None
     weight: float | None = Field(default=None, ge=0)
+    score: Any = None  # validated with the Batch
+    argument_matching: Any = None  # validated with the GroundTruthAgentic
 
 
 class _Ctx:
@@ -253,13 +255,17 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
         if ref is not None:
             if ref.qa_id is not None:
                 batch["qa_id"] = ref.qa_id
-            for key in ("ground_truth_assistant", "observation", "weight"):
+            for key in ("ground_truth_assistant", "observation", "weight", "score"):
                 if getattr(ref, key) is not None:
                     batch[key] = getattr(ref, key)
+            if ref.argument_matching is not None and ref.expected_tools is None:
+                raise ctx.error("argument_matching needs expected_tools in the same entry",
+                                f"references[{n - 1}].argument_matching")
             if ref.expected_tools is not None:
                 batch["ground_truth_agentic"] = {
                     "expected_tools": ref.expected_tools,
                     "tool_sequence_matters": ref.tool_sequence_matters,
+                    "argument_matching": ref.argument_matching,
                 }
         conversation.append(batch)
 
@@ -300,7 +306,7 @@ def dataset_from_openai_messages(messages: Sequence[Mapping[str, Any]], *, sessi
     unknown = [k for k in fields if k not in TRACE_FIELDS or k in ("messages", "references")]
     if unknown:
         raise ConfigError(f"unknown keyword argument {unknown[0]!r}: allowed Dataset fields are "
-                          "task_id, language, context, metadata")
+                          "task_id, language, context, metadata, outcome, attempt")
     return _convert(list(messages) if isinstance(messages, tuple) else messages,
                     session_id=session_id, assistant_id=assistant_id,
                     references=list(references) if isinstance(references, tuple) else references,

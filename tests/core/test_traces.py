@@ -360,3 +360,25 @@ def test_every_tool_call_in_is_a_tool_call_out_on_transcripts_ending_in_tool_cal
         assert marks == expected_marks
         total += len(calls_in)
     assert total > 500
+
+
+def test_transcripts_carry_outcomes_scores_and_argument_rules():
+    record = {"session_id": "s", "assistant_id": "a", "outcome": 0.0, "attempt": 3,
+              "messages": [{"role": "user", "content": "q"},
+                           {"role": "assistant", "content": None,
+                            "tool_calls": [call("x", "open", {"path": "/A"})]}],
+              "references": [{"score": 1.0, "expected_tools": [{"tool_name": "open",
+                                                                 "parameters": {"path": "/a"}}],
+                              "argument_matching": {"open.path": "normalized"}}]}
+    [ds] = load_datasets([record])
+    assert (ds.outcome, ds.attempt, ds.conversation[0].score) == (0.0, 3, 1.0)
+    assert ds.conversation[0].ground_truth_agentic.argument_matching == {"open.path": "normalized"}
+    bad = dict(record, references=[dict(record["references"][0],
+                                        argument_matching={"open.path": "fuzzy"})])
+    with pytest.raises(DataError, match="fuzzy") as err:
+        load_datasets([bad])
+    assert "argument_matching" in err.value.field
+    alone = dict(record, references=[{"argument_matching": {"open.path": "exact"}}])
+    with pytest.raises(DataError, match="needs expected_tools") as err:
+        load_datasets([alone])
+    assert err.value.field == "references[0].argument_matching"
