@@ -28,8 +28,12 @@ _EXPORTS = {
     "pass_pow_k": "agenteval.statistical.estimators",
     "Retriever": "agenteval.core.retriever",
     "load_datasets": "agenteval.core.retriever",
+    "load_results": "agenteval.results_io",
     "OfflineJudge": "agenteval.judge.offline",
     "LLMJudge": "agenteval.judge.llm",
+    "ContextualPrecision": "agenteval.metrics.rag",
+    "ContextualRecall": "agenteval.metrics.rag",
+    "load_rag_cases": "agenteval.core.rag",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

@@ -29,4 +29,4 @@ def test_readme_shows_two_harness_commands_that_run(monkeypatch: pytest.MonkeyPa
                 for a in (sorted(glob.glob(arg)) if re.search(r"[*?]", arg) else [arg])]
         assert main(argv) == 0
         out = capsys.readouterr().out
-        assert "suite summary" in out and "task pass^" in out and "given: conversations=" in out
+        assert "suite summary" in out and "unbiased per-task" in out and "given: conversations=" in out

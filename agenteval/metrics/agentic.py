@@ -31,6 +31,7 @@ from agenteval.metrics.arguments import check_argument_matching
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
 from agenteval.results import AgenticResults, RunSettings, without_data
+from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
 from agenteval.statistical.estimators import (
@@ -158,8 +159,12 @@ class Agentic:
             k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
             mode=mode, outcome_threshold=outcome_threshold, argument_matching=matching,
         )
-        return evaluate(datasets, judge, settings, strict=strict, include_history=include_history,
-                        verbose=verbose)
+        results = evaluate(datasets, judge, settings, strict=strict,
+                           include_history=include_history, verbose=verbose)
+        results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
+                                                tool_threshold=tool_threshold,
+                                                statistical_mode=mode, strict=strict))
+        return results
 
 
 def evaluate(
@@ -317,7 +322,13 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
                         tool: ToolCorrectnessScore | None, tool_failure: JudgeFailure | None,
                         settings: RunSettings) -> InteractionResult:
     """Correct = answer score >= threshold and tool use correct; None where it hinges on a
-    judgment that failed. A given outcome decides alone; a given score replaces the judge's."""
+    judgment that failed. A given outcome decides alone; a given score replaces the judge's
+    (a success by the outcome rule instead of ``threshold``)."""
+    if isinstance(outcome, JudgeFailure):
+        return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
+                                 tool_correctness=tool, is_correct=None,
+                                 judge_error=f"{outcome.kind}: {outcome.cause}",
+                                 judge_error_code=getattr(outcome, "code", "") or None)
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,
@@ -325,30 +336,22 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
                                      "by its outcome)",
                                      tool_correctness=tool, is_correct=outcome.success,
                                      source="given")
-        correct: bool | None = outcome.success and (tool is None or tool.is_correct)
-        error = None
-        if tool_failure is not None and outcome.success:
-            best = _score_tools(batch, settings, utilization_override=1.0)
-            if best is not None and best.is_correct:
-                correct = None
-                error = f"tool-result use: {tool_failure.kind}: {tool_failure.cause}"
-        return InteractionResult(qa_id=batch.qa_id, score=outcome.score,
-                                 reasoning="score given with the data", tool_correctness=tool,
-                                 is_correct=correct, judge_error=error, source="given")
-    if isinstance(outcome, JudgeFailure):
-        return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
-                                 tool_correctness=tool, is_correct=None,
-                                 judge_error=f"{outcome.kind}: {outcome.cause}")
-    score = float(outcome.score)
-    correct = score >= settings.threshold and (tool is None or tool.is_correct)
-    error = None
-    if tool_failure is not None and score >= settings.threshold:
+        score, passed, reasoning, source = (outcome.score, outcome.success,
+                                            "score given with the data", "given")
+    else:
+        score = float(outcome.score)
+        passed, reasoning, source = score >= settings.threshold, outcome.reasoning, "judged"
+    correct: bool | None = passed and (tool is None or tool.is_correct)
+    error = code = None
+    if tool_failure is not None and passed:
         best = _score_tools(batch, settings, utilization_override=1.0)
         if best is not None and best.is_correct:  # full utilisation would pass: unknown
             correct = None
             error = f"tool-result use: {tool_failure.kind}: {tool_failure.cause}"
-    return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=outcome.reasoning,
-                             tool_correctness=tool, is_correct=correct, judge_error=error)
+            code = getattr(tool_failure, "code", "") or None
+    return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=reasoning,
+                             tool_correctness=tool, is_correct=correct, judge_error=error,
+                             judge_error_code=code, source=source)
 
 
 def _source(results: Sequence[InteractionResult], whole: bool) -> str:

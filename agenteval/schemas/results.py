@@ -56,6 +56,10 @@ class InteractionResult(BaseModel):
         description="score >= threshold and (if tools apply) tools correct; None on a judge error."
     )
     judge_error: str | None = Field(default=None, description="Why the judge could not score it.")
+    judge_error_code: str | None = Field(
+        default=None, description="Stable code of the failure for grouping (e.g. invalid_verdict, "
+        "timeout, http_5xx, as the judge reports it); None when judged or when the judge gives none."
+    )
     source: Literal["judged", "given"] = Field(
         default="judged", description="'given': the score came with the data (Batch.score, or "
         "the conversation's outcome); 'judged': the judge gave it."

@@ -20,6 +20,8 @@ import numpy as np
 
 from agenteval.errors import ConfigError, check_level
 from agenteval.statistical import estimators as est
+from agenteval.statistical import suite
+from agenteval.statistical.suite import TaskEstimate
 
 __all__ = ["PassEstimate", "StatisticalMode", "FrequentistMode", "BayesianMode"]
 
@@ -99,6 +101,19 @@ def _check_ci_level(ci_level: object) -> float:
     return check_level("ci_level", ci_level)
 
 
+def _check_positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ConfigError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _check_seed(value: object) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                              or value < 0):
+        raise ConfigError(f"rng_seed must be an integer >= 0 or None, got {value!r}")
+    return None if value is None else int(value)
+
+
 def _at_k(p: np.ndarray, k: np.ndarray) -> np.ndarray:
     """p -> 1 - (1-p)^k, accurate for small p (increasing in p)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -164,6 +179,17 @@ class StatisticalMode(ABC):
     def get_result_type(self) -> str:
         """"point_estimate" or "distribution" (compat with Fair Forge)."""
 
+    @abstractmethod
+    def stratified_rate(self, n: Any, m: Any, c: Any, k: int) -> dict[str, float]:
+        """Share of fully correct conversations post-stratified by length (see ``suite``).
+
+        ``n``, ``m``, ``c``: per length, conversations, complete ones, fully correct ones.
+        """
+
+    @abstractmethod
+    def task_estimate(self, n: Any, c: Any, k: int) -> TaskEstimate:
+        """Task-level pass@k / pass^k from per-task complete attempts n and successes c."""
+
 
 class FrequentistMode(StatisticalMode):
     """Plug-in estimates c/n, 1-(1-c/n)^k, (c/n)^k with a binomial confidence interval.
@@ -174,14 +200,28 @@ class FrequentistMode(StatisticalMode):
 
     _INTERVALS = {"wilson": est.wilson_interval, "clopper-pearson": est.clopper_pearson_interval}
 
-    def __init__(self, *, ci_level: float = 0.95, interval: str = "wilson") -> None:
+    def __init__(self, *, ci_level: float = 0.95, interval: str = "wilson",
+                 bootstrap_samples: int = 2000, rng_seed: int | None = 42) -> None:
         self.ci_level = _check_ci_level(ci_level)
         if interval not in self._INTERVALS:
             raise ConfigError(f"interval must be one of {sorted(self._INTERVALS)}, got {interval!r}")
         self.interval = interval
+        self.bootstrap_samples = _check_positive_int("bootstrap_samples", bootstrap_samples)
+        self.rng_seed = _check_seed(rng_seed)
 
     def __repr__(self) -> str:
-        return f"FrequentistMode(ci_level={self.ci_level!r}, interval={self.interval!r})"
+        return (f"FrequentistMode(ci_level={self.ci_level!r}, interval={self.interval!r}, "
+                f"bootstrap_samples={self.bootstrap_samples}, rng_seed={self.rng_seed!r})")
+
+    def stratified_rate(self, n: Any, m: Any, c: Any, k: int) -> dict[str, float]:
+        """Post-stratified share with a Korn-Graubard effective-sample-size interval."""
+        return suite.frequentist_stratified_rate(n, m, c, k, level=self.ci_level,
+                                                 interval=self.interval)
+
+    def task_estimate(self, n: Any, c: Any, k: int) -> TaskEstimate:
+        """Unbiased estimators averaged over tasks, seeded percentile-bootstrap intervals."""
+        return suite.frequentist_task_estimate(n, c, k, level=self.ci_level,
+                                               bootstrap=self.bootstrap_samples, seed=self.rng_seed)
 
     def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
         """Plug-in rate, pass@k, pass^k and their intervals per conversation."""
@@ -277,6 +317,18 @@ class BayesianMode(StatisticalMode):
 
     def _posterior(self, n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.beta_prior_a + c, self.beta_prior_b + (n - c)
+
+    def stratified_rate(self, n: Any, m: Any, c: Any, k: int) -> dict[str, float]:
+        """Post-stratified posterior share: exact mean, seeded Monte Carlo interval."""
+        return suite.bayes_stratified_rate(n, m, c, k, a=self.beta_prior_a, b=self.beta_prior_b,
+                                           level=self.ci_level, draws=self.mc_samples,
+                                           seed=self.rng_seed)
+
+    def task_estimate(self, n: Any, c: Any, k: int) -> TaskEstimate:
+        """Independent per-task conjugate posteriors: exact means, seeded MC intervals."""
+        return suite.conjugate_task_estimate(n, c, k, a=self.beta_prior_a, b=self.beta_prior_b,
+                                             level=self.ci_level, draws=self.mc_samples,
+                                             seed=self.rng_seed)
 
     def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
         """Exact posterior means and equal-tailed intervals of p, pass@k and pass^k."""

@@ -101,8 +101,8 @@ def test_pass_k_per_task_from_epochs_equals_direct_count(logs):
     summary = results.summary()
     rows = {r.group: r for r in summary.rows}
     for model, values in per_agent.items():
-        assert rows[model].tasks == 3
-        assert rows[model].task_pass_pow_k == pytest.approx(sum(values) / len(values), abs=1e-12)
+        assert rows[model].tasks_with_k == 3
+        assert rows[model].unbiased_pass_pow_k == pytest.approx(sum(values) / len(values), abs=1e-12)
     assert summary.judge["calls"] == 0 and summary.judge["conversations_given"] == 17
 
 

@@ -134,14 +134,14 @@ def test_loaded_from_content_with_ids_trials_rewards_and_every_tool_call(tmp_pat
 
 
 @pytest.mark.parametrize("k", [1, 2, 3, 4])
-def test_per_task_pass_pow_k_equals_tau_bench(tmp_path, k):
+def test_per_unbiased_pass_pow_k_equals_tau_bench(tmp_path, k):
     path, records = build_results(tmp_path, seed=k)
     reference = taubench_pass_hat_k(records)
     for mode in (None, BayesianMode()):
         results = Agentic.run(str(path), k=k, statistical_mode=mode)
         row = results.summary().rows[0]
-        assert row.tasks == 6
-        assert row.task_pass_pow_k == pytest.approx(reference[k], abs=1e-12)
+        assert row.tasks_with_k == 6
+        assert row.unbiased_pass_pow_k == pytest.approx(reference[k], abs=1e-12)
         assert results.summary().judge["calls"] == 0  # rewards decide: no judge asked
         assert all(m.source == "given" and m.total_interactions == 1 for m in results)
 
@@ -173,10 +173,10 @@ def test_cli_reads_a_results_file_in_one_command(tmp_path, capsys):
     path, records = build_results(tmp_path, seed=3)
     assert main(["run", str(path), "--k", "2", "--format", "json"]) == 0
     summary = json.loads(capsys.readouterr().out)["summary"]
-    assert summary["rows"][0]["task_pass_pow_k"] == pytest.approx(taubench_pass_hat_k(records)[2])
+    assert summary["rows"][0]["unbiased_pass_pow_k"] == pytest.approx(taubench_pass_hat_k(records)[2])
     assert main(["run", str(path), "--k", "4"]) == 0
     table = capsys.readouterr().out
-    assert f"task pass^4 = {taubench_pass_hat_k(records)[4]:.4f}" in table
+    assert f"pass^4 = {taubench_pass_hat_k(records)[4]:.4f}" in table
     assert "given" in table
 
 
@@ -219,5 +219,5 @@ def test_demo_file_is_current_and_matches_tau_bench():
     records = json.loads(demo.read_text())
     reference = taubench_pass_hat_k(records)
     for k in (1, 4):
-        assert Agentic.run(str(demo), k=k).summary().rows[0].task_pass_pow_k == \
+        assert Agentic.run(str(demo), k=k).summary().rows[0].unbiased_pass_pow_k == \
             pytest.approx(reference[k], abs=1e-12)
