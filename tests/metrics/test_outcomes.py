@@ -162,3 +162,21 @@ def test_outcome_threshold_is_validated_and_reaches_the_cli(tmp_path, capsys):
     assert out["conversations"][0]["is_fully_correct"] is True
     assert out["settings"]["outcome_threshold"] == 0.5
     assert main(["run", str(path), "--k", "1", "--outcome-threshold", "2"]) == 2
+
+
+def test_results_reload_with_sources_attempts_and_settings(tmp_path, capsys):
+    from agenteval.results_io import load_results
+
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps(conv("g", batch("q1"), outcome=0.5, attempt=1)) + "\n" +
+                    json.dumps(conv("j", batch("q1"))) + "\n")
+    out = tmp_path / "out"
+    assert main(["run", str(path), "--k", "1", "--outcome-threshold", "0.5",
+                 "--argument-matching", "*=normalized", "--out", str(out)]) == 0
+    capsys.readouterr()
+    reloaded = load_results(out)
+    assert reloaded.settings.outcome_threshold == 0.5
+    assert reloaded.settings.argument_matching == {"*": "normalized"}
+    assert [(m.source, m.attempt, m.is_fully_correct) for m in reloaded] == \
+        [("given", 1, True), ("judged", None, True)]
+    assert [r.source for m in reloaded for r in m.interactions] == ["given", "judged"]
