@@ -90,8 +90,12 @@ def _read_log(path: Path) -> Any:
     if path.is_dir():
         raise DataError("is a directory, expected an Inspect AI log file (.eval or .json)",
                         source=str(path))
+    fmt = "auto"  # Inspect tells its formats by suffix; any other name: by content (zip or not)
+    if path.suffix.lower() not in (".eval", ".json"):
+        with open(path, "rb") as fh:
+            fmt = "eval" if fh.read(4) == b"PK\x03\x04" else "json"
     try:
-        return read_eval_log(str(path), resolve_attachments=True)
+        return read_eval_log(str(path), resolve_attachments=True, format=fmt)
     except Exception as exc:  # Inspect raises many kinds; any of them means "not a log we can read"
         raise DataError(f"not a readable Inspect AI log: {type(exc).__name__}: "
                         f"{str(exc)[:200]}", source=str(path)) from None

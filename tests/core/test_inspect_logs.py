@@ -174,3 +174,15 @@ def test_committed_demo_logs_load_as_inspect_reads_them():
     assert len(datasets) == len(scored) == 17
     assert [ds.outcome for ds in datasets] == [INSPECT_VALUE[s.scores["match"].value]
                                                for _, s in scored]
+
+
+def test_input_format_forces_the_inspect_reader(logs, tmp_path):
+    odd = tmp_path / "log.txt"
+    odd.write_bytes(logs["json"][0].read_bytes())
+    from agenteval.core import InspectLogRetriever
+
+    datasets = load_datasets(odd, input_format="inspect", scorer="match")
+    assert len(datasets) == 9 and all(ds.outcome is not None for ds in datasets)
+    assert len(InspectLogRetriever(logs["json"][0], scorer="graded").load_dataset()) == 9
+    with pytest.raises(ConfigError, match="scorer applies to Inspect AI logs only"):
+        load_datasets(HERE.parents[1] / "data" / "agentic_demo.jsonl", scorer="match")
