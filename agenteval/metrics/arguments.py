@@ -46,6 +46,7 @@ numeric mode) is a mismatch.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -144,6 +145,13 @@ def check_argument_matching(spec: Mapping[str, Any] | None, *,
             for k, v in spec.items()}
 
 
+@functools.lru_cache(maxsize=1024)
+def _parsed(items: tuple[tuple[str, Any], ...]) -> dict[str, Rule]:
+    """Rules parsed once per distinct mapping (the same rules recur on every interaction)."""
+    checked = check_argument_matching(dict(items)) or {}
+    return {key: parse_rule(spec) for key, spec in checked.items()}
+
+
 class ArgumentRules:
     """Rules for argument comparison, looked up per tool and path.
 
@@ -153,8 +161,14 @@ class ArgumentRules:
     def __init__(self, *layers: Mapping[str, str] | None) -> None:
         self._rules: dict[str, Rule] = {}
         for layer in layers:
-            for key, spec in (check_argument_matching(layer) or {}).items():
-                self._rules[key] = parse_rule(spec)
+            if not layer:
+                continue
+            try:
+                parsed = _parsed(tuple(layer.items()))
+            except (AttributeError, TypeError):  # not a mapping of strings: say so
+                check_argument_matching(layer)
+                raise
+            self._rules.update(parsed)
 
     def __bool__(self) -> bool:
         return bool(self._rules)
@@ -190,6 +204,7 @@ class _Effective:
 
 
 _NO_RULES = ArgumentRules()
+_DEFAULT = _Effective()
 
 
 # ----------------------------------------------------------------------------- values
@@ -252,7 +267,7 @@ class _Comparer:
         self.tool = tool
 
     def rule(self, path: tuple[str, ...]) -> _Effective:
-        return self.rules.resolve(self.tool, path) if self.rules else _Effective()
+        return self.rules.resolve(self.tool, path) if self.rules else _DEFAULT
 
     def diffs(self, expected: Any, got: Any, path: tuple[str, ...], shown: str) -> list[str]:
         """Where two values differ, as ``path: expected X, got Y`` lines (empty when equal)."""
