@@ -187,7 +187,9 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
                                 "true/false or a number in [0, 1]", source=where,
                                 field=f"{field}.scores.{name}.value")
             fields["outcome"] = outcome
-            fields["metadata"]["scorer"] = name
+            fields["metadata"].update(scorer=name, score_value=score.value,
+                                      score_answer=score.answer,
+                                      score_explanation=score.explanation)
         if sample.error is not None:  # errored, yet scored: keep it, say so
             fields["metadata"]["error"] = getattr(sample.error, "message", str(sample.error))
         messages = _openai_messages(sample.messages or [])
