@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# PyTensor's compile cache (hierarchical mode) in an ignored folder of the checkout
+export AGENTEVAL_PYTENSOR_DIR ?= $(CURDIR)/.cache/pytensor
 
 .PHONY: setup demo demo-rag test bench lock clean
 

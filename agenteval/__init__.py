@@ -26,6 +26,7 @@ _EXPORTS = {
     "BayesianMode": "agenteval.statistical.modes",
     "pass_at_k": "agenteval.statistical.estimators",
     "pass_pow_k": "agenteval.statistical.estimators",
+    "plan": "agenteval.statistical.plan",
     "Retriever": "agenteval.core.retriever",
     "load_datasets": "agenteval.core.retriever",
     "load_results": "agenteval.results_io",

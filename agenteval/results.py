@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from agenteval.comparisons import AgentComparison, QualityRow, RankRow
 from agenteval.judge.base import JudgeRun
 from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
 
@@ -110,23 +111,6 @@ class SuiteRow(BaseModel):
     judge_errors: int = _f("Interactions the judge could not score (kept out of n, c).")
 
 
-class AgentComparison(BaseModel):
-    """Agent A against agent B on the share of fully correct conversations."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    agent_a: str
-    agent_b: str
-    rate_a: float = Field(description="Estimated rate of A (as in A's summary row).")
-    rate_b: float = Field(description="Estimated rate of B.")
-    difference: float = Field(description="Estimate of p_A - p_B.")
-    difference_low: float = Field(description="Lower interval bound of p_A - p_B.")
-    difference_high: float = Field(description="Upper interval bound of p_A - p_B.")
-    prob_a_better: float = Field(
-        description="Posterior P(p_A > p_B) (Bayesian mode); NaN in frequentist mode."
-    )
-
-
 class SuiteSummary(BaseModel):
     """Suite-level results: one row for all conversations, then one per agent."""
 
@@ -140,6 +124,16 @@ class SuiteSummary(BaseModel):
         default_factory=list, description="Every pair of agents, in order of first appearance."
     )
     comparison_method: str = Field(default="", description="How comparisons were computed.")
+    diagnostics: list[dict[str, Any]] = Field(
+        default_factory=list, description="Hierarchical fits (conversations, tasks): method, "
+        "r_hat, ESS, divergences, time; empty in the conjugate and frequentist modes.")
+    comparison_adjust: str = Field(default="none", description="How p-values were adjusted over "
+                                   "agent pairs: 'holm', 'bh' or 'none' (Bayesian).")
+    comparison_notes: list[str] = Field(default_factory=list,
+                                        description="What the comparisons could not compute, and why.")
+    ranking: list[RankRow] = Field(default_factory=list, description="Agents ranked, with P(best).")
+    quality: list[QualityRow] = Field(default_factory=list,
+                                      description="Fair Forge's quality table per agent.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
 
     def comparisons_dataframe(self) -> pd.DataFrame:
@@ -147,6 +141,12 @@ class SuiteSummary(BaseModel):
         import pandas as pd
 
         return pd.DataFrame([c.model_dump() for c in self.comparisons])
+
+    def ranking_dataframe(self) -> pd.DataFrame:
+        """One row per agent: P(best), expected rank and its interval."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.ranking], columns=list(RankRow.model_fields))
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per group."""
@@ -212,13 +212,12 @@ class SuiteSummary(BaseModel):
         notes = sorted({r.note for r in self.rows if r.note})
         if notes:
             lines += [""] + [f"note: {n}" for n in notes]
-        if self.comparisons:
-            lines += ["", f"agent comparisons ({self.comparison_method}):"]
-            for cmp in self.comparisons:
-                better = ("" if math.isnan(cmp.prob_a_better)
-                          else f"  P(A > B) = {_prob(cmp.prob_a_better)}")
-                lines.append(f"  A={cmp.agent_a} vs B={cmp.agent_b}: p_A - p_B = "
-                             f"{iv(cmp.difference, cmp.difference_low, cmp.difference_high)}{better}")
+        for d in self.diagnostics:
+            lines.append("")
+            lines.append(_diagnostics_line(d))
+        from agenteval.comparisons import text_lines
+
+        lines += text_lines(self)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -236,10 +235,9 @@ class SuiteSummary(BaseModel):
                     + self.to_dataframe()[cols].to_html(**fmt))
         notes = sorted({r.note for r in self.rows if r.note})
         out += "".join(f"<p><i>note: {html.escape(n)}</i></p>" for n in notes)
-        if self.comparisons:
-            out += (f"<p>Agent comparisons ({html.escape(self.comparison_method)})</p>"
-                    + self.comparisons_dataframe().to_html(index=False, **fmt))
-        return out
+        from agenteval.comparisons import html_sections
+
+        return out + html_sections(self)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -255,6 +253,7 @@ class AgenticResults(list[AgenticMetric]):
         self.judge_run = judge_run
         self.method = method
         self._summary: SuiteSummary | None = None
+        self._comparisons: Any = None
         self.provenance: dict[str, Any] = {}
         """What produced the run (command, call, data file): merged into the JSON manifest."""
 
@@ -262,11 +261,198 @@ class AgenticResults(list[AgenticMetric]):
     def k(self) -> int:
         return self.settings.k
 
+    def conversation_fit(self) -> Any:
+        """The hierarchical fit over conversations (units) per agent, or None (conjugate and
+        frequentist modes). Cached by the mode: the same fit the per-conversation fields came from."""
+        mode = self.settings.mode
+        n = np.array([m.total_interactions for m in self])
+        c = np.array([m.correct_interactions for m in self])
+        return mode.fit(n, c, groups=[m.assistant_id for m in self])
+
+    def task_fit(self) -> Any:
+        """The hierarchical fit over tasks (assistant_id x task_id) per agent, or None."""
+        tasks = _tasks(self)
+        if not tasks["keys"]:
+            return None
+        names = list(dict.fromkeys(m.assistant_id for m in self))
+        return self.settings.mode.fit(tasks["n"], tasks["c"],
+                                      groups=[names[i] for i in tasks["agent"]])
+
     def summary(self) -> SuiteSummary:
         """Suite-level estimates (computed once, vectorised over groups)."""
         if self._summary is None:
             self._summary = _summarise(self)
         return self._summary
+
+    def to_inference_data(self, *, draws: int | None = None,
+                          max_conversations: int = 20_000) -> Any:
+        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x).
+
+        Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
+        ``p_conversation`` (per-interaction success rate of each conversation; left out above
+        ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
+        correct conversations), ``task_pass_at_k`` / ``task_pass_pow_k`` (the suite's tasks),
+        ``new_task_pass_at_k`` / ``new_task_pass_pow_k`` (a new task), and in the hierarchical
+        methods ``mu`` / ``kappa`` (of tasks) and ``mu_conversation`` / ``kappa_conversation``.
+        Prior: the conjugate ``p`` prior, or ``mu`` / ``kappa`` / ``log_kappa``. Observed data:
+        the counts every estimate came from. Conjugate draws (``draws``, default the mode's
+        ``mc_samples``) are seeded from the mode's ``rng_seed``; hierarchical ones follow the fit.
+        """
+        from agenteval import _arviz, __version__
+        from agenteval.errors import ConfigError
+        from agenteval.statistical import suite
+
+        mode = self.settings.mode
+        if mode.get_result_type() != "distribution":
+            raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
+                              "frequentist results have no posterior")
+        k = self.k
+        names = list(dict.fromkeys(m.assistant_id for m in self))
+        agent_idx = {a: i for i, a in enumerate(names)}
+        conv_agent = np.array([agent_idx[m.assistant_id] for m in self], dtype=np.int64)
+        n = np.array([m.total_interactions for m in self])
+        c = np.array([m.correct_interactions for m in self])
+        tasks = _tasks(self)
+        conv_fit, task_fit = self.conversation_fit(), self.task_fit()
+        fit = task_fit or conv_fit
+        seeds = np.random.SeedSequence(mode.rng_seed).spawn(4)
+        if fit is not None:
+            chains, per_chain = fit.mu.shape[:2]
+        else:
+            chains, per_chain = 1, int(draws or mode.mc_samples)
+        total = chains * per_chain
+
+        def shaped(x: np.ndarray) -> np.ndarray:
+            return x.reshape(chains, per_chain, *x.shape[1:])
+
+        a0, b0 = mode.beta_prior_a, mode.beta_prior_b
+        posterior: dict[str, np.ndarray] = {}
+        dims: dict[str, list[str]] = {}
+        if len(self) <= max_conversations:
+            p_conv = (conv_fit.unit_draws() if conv_fit is not None else shaped(
+                suite.conjugate_unit_draws(n, c, a=a0, b=b0, draws=total, seed=seeds[0])))
+            posterior["p_conversation"] = p_conv
+            dims["p_conversation"] = ["conversation"]
+        share = np.empty((total, len(names)))
+        for g, name in enumerate(names):
+            members = [m for m in self if m.assistant_id == name]
+            length = np.array([len(m.interactions) or m.total_interactions for m in members])
+            complete = np.array([m.judge_errors == 0 for m in members])
+            full = np.array([m.is_fully_correct is True for m in members])
+            _, n_l, m_l, c_l = suite.length_strata(length, complete, full)
+            if complete.all() or n_l.size == 1:
+                n_l, m_l, c_l = n_l.sum(keepdims=True), m_l.sum(keepdims=True), c_l.sum(keepdims=True)
+            share[:, g] = suite.stratified_share_draws(n_l, m_l, c_l, a=a0, b=b0, draws=total,
+                                                       seed=int(seeds[1].generate_state(1)[0]) + g)
+        posterior["share"] = shaped(share)
+        dims["share"] = ["agent"]
+        coords: dict[str, Any] = {"conversation": [m.session_id for m in self], "agent": names}
+        observed = {"n_conversation": n, "c_conversation": c,
+                    "fully_correct": np.array([-1 if m.is_fully_correct is None
+                                               else int(m.is_fully_correct) for m in self])}
+        obs_dims = {"n_conversation": ["conversation"], "c_conversation": ["conversation"],
+                    "fully_correct": ["conversation"]}
+        constant = {"agent_of_conversation": conv_agent}
+        dims["agent_of_conversation"] = ["conversation"]
+        if tasks["keys"]:
+            coords["task"] = [f"{a}/{t}" for a, t in tasks["keys"]]
+            if task_fit is not None:
+                p_task = task_fit.unit_draws().reshape(total, -1)
+            else:
+                p_task = suite.conjugate_unit_draws(tasks["n"], tasks["c"], a=a0, b=b0,
+                                                    draws=total, seed=seeds[2])
+            posterior["p_task"] = shaped(p_task)
+            dims["p_task"] = ["task"]
+            suite_draws = suite.group_power_draws(p_task, tasks["agent"], len(names), k)
+            for key, v in suite_draws.items():
+                posterior[f"task_{key}"] = shaped(v)
+                dims[f"task_{key}"] = ["agent"]
+            if task_fit is not None:
+                mu, kappa = task_fit.flat
+                order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
+                a_, b_ = mu * kappa, (1 - mu) * kappa
+                new = {"pass_pow_k": est_pow(a_, b_, k), "pass_at_k": est_at(a_, b_, k)}
+                for key, v in new.items():
+                    full_v = np.full((total, len(names)), np.nan)
+                    for g, j in enumerate(order):
+                        if j is not None:
+                            full_v[:, g] = v[:, j]
+                    posterior[f"new_task_{key}"] = shaped(full_v)
+                for name_, v in (("mu", mu), ("kappa", kappa)):
+                    full_v = np.full((total, len(names)), np.nan)
+                    for g, j in enumerate(order):
+                        if j is not None:
+                            full_v[:, g] = v[:, j]
+                    posterior[name_] = shaped(full_v)
+                    dims[name_] = ["agent"]
+            else:
+                seed = int(seeds[3].generate_state(1)[0])
+                new = suite.group_power_draws(p_task, tasks["agent"], len(names), k,
+                                              bootstrap_seed=seed)
+                for key, v in new.items():
+                    posterior[f"new_task_{key}"] = shaped(v)
+            dims["new_task_pass_pow_k"] = dims["new_task_pass_at_k"] = ["agent"]
+            observed.update({"n_task": tasks["n"], "c_task": tasks["c"]})
+            obs_dims.update({"n_task": ["task"], "c_task": ["task"]})
+            constant["agent_of_task"] = tasks["agent"]
+            dims["agent_of_task"] = ["task"]
+        if conv_fit is not None:
+            mu, kappa = conv_fit.mu, conv_fit.kappa
+            order = [conv_fit.names.index(a) for a in names]
+            posterior["mu_conversation"] = mu[..., order]
+            posterior["kappa_conversation"] = kappa[..., order]
+            dims["mu_conversation"] = dims["kappa_conversation"] = ["agent"]
+        rng = np.random.default_rng(seeds[3])
+        if fit is not None:
+            pr = fit.prior
+            size = (1, total, len(names))   # each agent's (independent) prior
+            log_kappa = rng.normal(pr.log_kappa_mean, pr.log_kappa_sd, size=size)
+            prior = {"mu": rng.beta(pr.mu_a, pr.mu_b, size=size), "log_kappa": log_kappa,
+                     "kappa": np.exp(log_kappa)}
+            dims["log_kappa"] = ["agent"]
+        else:
+            prior = {"p": rng.beta(a0, b0, size=(1, total))}
+        stats = None
+        if fit is not None and fit.idata is not None and "sample_stats" in fit.idata.groups():
+            ss = fit.idata.sample_stats
+            stats = {key: np.asarray(ss[key].values) for key in ("diverging", "tree_depth",
+                                                                   "energy") if key in ss}
+        attrs = {"agenteval_version": __version__, "k": k, "method": self.method,
+                 "ci_level": mode.ci_level, "mode": repr(mode)}
+        return _arviz.from_dict(posterior=posterior, prior=prior, observed_data=observed,
+                                constant_data=constant, sample_stats=stats, coords=coords,
+                                dims={**dims, **obs_dims}, attrs=attrs)
+
+    def to_netcdf(self, path: Any, **kwargs: Any) -> str:
+        """Write :meth:`to_inference_data` to a NetCDF file; returns the path."""
+        from agenteval import _arviz
+
+        return _arviz.to_netcdf(self.to_inference_data(**kwargs), str(path))
+
+    def comparison_table(self) -> Any:
+        """Every pair of agents (paired on shared tasks), the ranking, with draws for figures."""
+        if self._comparisons is None:
+            from agenteval.comparisons import comparison_table
+
+            self._comparisons = comparison_table(self)
+        return self._comparisons
+
+    def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
+        """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
+        with the posterior probability of each label in Bayesian mode."""
+        import pandas as pd
+
+        from agenteval.comparisons import QualityRow, conversation_quality
+
+        if level == "conversation":
+            rows = conversation_quality(self, thresholds=thresholds)
+        elif level == "agent":
+            rows = _agent_quality(self, thresholds)
+        else:
+            from agenteval.errors import ConfigError
+
+            raise ConfigError(f"level must be 'agent' or 'conversation', got {level!r}")
+        return pd.DataFrame([r.model_dump() for r in rows], columns=list(QualityRow.model_fields))
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per conversation (scalar fields; per-interaction lists left out)."""
@@ -351,8 +537,13 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
     groups: list[tuple[str, str, list[AgenticMetric]]] = [("all", "suite", list(results))]
     if len(agents) > 1:
         groups += [(name, "agent", members) for name, members in agents.items()]
-    rows = [_group_row(name, level, members, results.k, results.settings.mode)
-            for name, level, members in groups]
+    mode, k = results.settings.mode, results.k
+    tasks = _tasks(results)
+    names = list(agents)
+    estimates = mode.task_estimates(tasks["n"], tasks["c"], k, groups=tasks["agent"], names=names)
+    per_group = [estimates[0]] + (estimates[1:] if len(agents) > 1 else [])
+    rows = [_group_row(name, level, members, k, mode, task)
+            for (name, level, members), task in zip(groups, per_group)]
     notes = sorted({r.note for r in rows if r.note})
     for note in notes:
         if note.startswith("one attempt per task"):
@@ -364,17 +555,59 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
              "interactions_given": sum(r.source == "given" for m in results for r in m.interactions),
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
-    comparisons, comparison_method = _compare_agents(rows[1:], results.settings.mode)
-    return SuiteSummary(k=results.k, method=results.method, rows=rows, comparisons=comparisons,
-                        comparison_method=comparison_method, judge=_json_safe(judge))
+    from agenteval.comparisons import summary_fields
+
+    extra = summary_fields(results)
+    return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
+                        diagnostics=_json_safe(_diagnostics(results, tasks, names)), **extra)
+
+
+def _diagnostics(results: AgenticResults, tasks: dict[str, Any], names: list[str]) -> list[dict]:
+    """The hierarchical fits' diagnostics (the fits are cached by the mode, not refitted)."""
+    out = []
+    for level, fit in (("conversations", results.conversation_fit()),
+                       ("tasks", results.task_fit())):
+        if fit is not None:
+            d = {k: v for k, v in fit.diagnostics.items() if k != "modes"}
+            out.append({"level": level, "units": int(fit.inverse.size),
+                        "distinct_triples": int(fit.triples[0].size), **d})
+    return out
 
 
 class NotIdentifiedWarning(UserWarning):
     """A requested quantity is not identified by the data (e.g. pass^k with one attempt per task)."""
 
 
+def est_pow(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    from agenteval.statistical.estimators import beta_pass_pow_k_mean
+
+    return beta_pass_pow_k_mean(a, b, k)
+
+
+def est_at(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    from agenteval.statistical.estimators import beta_pass_at_k_mean
+
+    return beta_pass_at_k_mean(a, b, k)
+
+
+def _tasks(results: AgenticResults) -> dict[str, np.ndarray]:
+    """Per task (assistant_id, task_id): complete attempts n, fully correct c, agent index."""
+    agents: dict[str, int] = {}
+    attempts: dict[tuple[str, str], list[bool]] = {}
+    for m in results:
+        agents.setdefault(m.assistant_id, len(agents))
+        if m.task_id is not None:
+            done = attempts.setdefault((m.assistant_id, m.task_id), [])
+            if m.judge_errors == 0:
+                done.append(m.is_fully_correct is True)
+    return {"n": np.array([len(v) for v in attempts.values()], dtype=np.int64),
+            "c": np.array([sum(v) for v in attempts.values()], dtype=np.int64),
+            "agent": np.array([agents[a] for a, _ in attempts], dtype=np.int64),
+            "keys": list(attempts)}
+
+
 def _group_row(name: str, level: str, members: list[AgenticMetric], k: int,
-               mode: StatisticalMode) -> SuiteRow:
+               mode: StatisticalMode, task: Any) -> SuiteRow:
     """One group's row: the share of fully correct conversations (judge errors as missing data)
     and the task-level pass@k / pass^k."""
     from agenteval.statistical import suite
@@ -397,16 +630,8 @@ def _group_row(name: str, level: str, members: list[AgenticMetric], k: int,
             rate_method += (f"; {rate['dropped']} conversations of lengths with no complete "
                             "conversation left out")
 
-    attempts: dict[str, list[bool]] = {}
-    repeated = Counter(m.task_id for m in members if m.task_id is not None)
-    for m in members:
-        if m.task_id is not None:
-            attempts.setdefault(f"{m.assistant_id}\x00{m.task_id}", [])
-            if m.judge_errors == 0:
-                attempts[f"{m.assistant_id}\x00{m.task_id}"].append(m.is_fully_correct is True)
-    n_t = np.array([len(v) for v in attempts.values()], dtype=np.int64)
-    c_t = np.array([sum(v) for v in attempts.values()], dtype=np.int64)
-    task = mode.task_estimate(n_t, c_t, k)
+    repeated = Counter((m.assistant_id, m.task_id) for m in members if m.task_id is not None)
+    attempts = bool(repeated)
     headline = "tasks" if repeated and max(repeated.values()) >= 2 else "pooled"
     note = ""
     if attempts and not task.identified:
@@ -447,22 +672,28 @@ def not_identified_note(k: int) -> str:
     return note(k)
 
 
-def _compare_agents(rows: list[SuiteRow], mode: StatisticalMode) -> tuple[list[AgentComparison], str]:
-    """Every pair of agents on the complete-case share, by the run's mode (``suite.compare_groups``)."""
-    from agenteval.statistical.suite import compare_groups
+def _agent_quality(results: AgenticResults, thresholds: Any) -> list[QualityRow]:
+    from agenteval.comparisons import agent_quality
 
-    n = np.array([r.complete for r in rows])
-    c = np.array([r.fully_correct for r in rows])
-    pairs, out = compare_groups(n, c, mode)
-    comparisons = [
-        AgentComparison(
-            agent_a=rows[i].group, agent_b=rows[j].group, rate_a=rows[i].rate, rate_b=rows[j].rate,
-            difference=out["mean_diff"][m], difference_low=out["ci_low"][m],
-            difference_high=out["ci_high"][m], prob_a_better=out["prob_greater"][m],
-        )
-        for m, (i, j) in enumerate(pairs)
-    ]
-    return comparisons, out.get("method", "")
+    return agent_quality(results, thresholds=thresholds)
+
+
+def _diagnostics_line(d: dict[str, Any]) -> str:
+    """One line per fit: what was fitted and whether the sampler can be trusted."""
+    head = f"{d['level']} fit ({d.get('units')} units, {d.get('distinct_triples')} distinct (agent, n, c))"
+    if d.get("method") == "mcmc":
+        status = "ok" if d.get("ok") else "CHECK: " + "; ".join(d.get("problems") or [])
+        return (f"{head}: NUTS ({d.get('sampler')}) {d.get('chains')} chains x {d.get('draws')} "
+                f"draws, max r_hat {_num(d.get('r_hat_max'))}, min ESS bulk "
+                f"{_int(d.get('ess_bulk_min'))} tail {_int(d.get('ess_tail_min'))}, "
+                f"divergences {d.get('divergences')}, {d.get('seconds', 0):.1f} s: {status}")
+    return (f"{head}: empirical Bayes, optimiser "
+            f"{'converged' if d.get('converged') else 'did NOT converge'}, "
+            f"{d.get('seconds', 0):.2f} s")
+
+
+def _int(x: Any) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
 
 
 def format_interval(value: float, low: float | None, high: float | None) -> str:

@@ -44,3 +44,10 @@ def test_loading_agenteval_files_does_not_import_inspect() -> None:
     demo = Path(__file__).resolve().parents[1] / "data" / "agentic_demo.jsonl"
     loaded = _modules_after(f"from agenteval.core import load_datasets\nload_datasets({str(demo)!r})")
     assert "inspect_ai" not in loaded
+
+
+def test_statistical_modules_import_no_sampler_or_plotting() -> None:
+    loaded = _modules_after("import agenteval.statistical.hierarchical, agenteval.statistical.suite\n"
+                            "from agenteval import BayesianMode\n"
+                            "BayesianMode(method='hierarchical')")
+    assert not [m for m in ["pymc", "pytensor", "arviz", "matplotlib", "pandas"] if m in loaded]

@@ -17,7 +17,7 @@ from typing import Any
 from agenteval import __version__
 from agenteval.errors import AgentEvalError
 
-SUBCOMMANDS = ("run", "show", "rag")
+SUBCOMMANDS = ("run", "show", "rag", "plan")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -360,11 +360,17 @@ def _task_lines(summary: Any) -> list[str]:
 
 
 def write_outputs(results: Any, out: Path) -> None:
-    """conversations.csv, interactions.csv, summary.csv and results.json in ``out``."""
+    """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
+    comparisons.csv and ranking.csv) and results.json in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     results.to_dataframe().to_csv(out / "conversations.csv", index=False)
     results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
-    results.summary().to_dataframe().to_csv(out / "summary.csv")
+    summary = results.summary()
+    summary.to_dataframe().to_csv(out / "summary.csv")
+    results.quality().to_csv(out / "quality.csv", index=False)
+    if summary.comparisons:
+        summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
+        summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")

@@ -204,7 +204,8 @@ def evaluate(
     c = np.array([int(outcome_success(ds.outcome, threshold=settings.outcome_threshold))
                   if ds.outcome is not None else sum(r.is_correct is True for r in rs)
                   for ds, rs in zip(datasets, per_conversation)])
-    est = without_data(settings.mode.estimate(n, c, settings.k), n)
+    est = without_data(settings.mode.estimate_units(
+        n, c, settings.k, groups=[ds.assistant_id for ds in datasets]), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
         unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)

@@ -100,10 +100,7 @@ def bayes_stratified_rate(n: Any, m: Any, c: Any, k: int, *, a: float = 1.0, b: 
     Returns rate, rate_low, rate_high, pass_at_k(+_low, _high), pass_pow_k(+_low, _high).
     """
     n, m, c = (np.asarray(x, dtype=np.float64) for x in (n, m, c))
-    rng = np.random.default_rng(seed)
-    w = rng.dirichlet(n, size=draws) if n.size > 1 else np.ones((draws, 1))
-    p_l = rng.beta(a + c, b + m - c, size=(draws, n.size))
-    p = np.sum(w * p_l, axis=1)
+    p = stratified_share_draws(n, m, c, a=a, b=b, draws=draws, seed=seed)
     at, pw = _map_k(p, k)
     tail = (1.0 - level) / 2.0
     lo, hi = np.quantile(p, [tail, 1.0 - tail])
@@ -112,6 +109,48 @@ def bayes_stratified_rate(n: Any, m: Any, c: Any, k: int, *, a: float = 1.0, b: 
     return {"rate": mean, "rate_low": float(lo), "rate_high": float(hi),
             "pass_at_k": float(at.mean()), "pass_at_k_low": float(at_lo), "pass_at_k_high": float(at_hi),
             "pass_pow_k": float(pw.mean()), "pass_pow_k_low": float(pw_lo), "pass_pow_k_high": float(pw_hi)}
+
+
+def stratified_share_draws(n: Any, m: Any, c: Any, *, a: float = 1.0, b: float = 1.0,
+                           draws: int = 5000, seed: int | None = 42) -> np.ndarray:
+    """Posterior draws of the post-stratified share (see :func:`bayes_stratified_rate`).
+
+    With one stratum this is Beta(a + C, b + M - C) itself.
+    """
+    n, m, c = (np.atleast_1d(np.asarray(x, dtype=np.float64)) for x in (n, m, c))
+    rng = np.random.default_rng(seed)
+    w = rng.dirichlet(n, size=draws) if n.size > 1 else np.ones((draws, 1))
+    p_l = rng.beta(a + c, b + m - c, size=(draws, n.size))
+    return np.sum(w * p_l, axis=1)
+
+
+def conjugate_unit_draws(n: Any, c: Any, *, a: float = 1.0, b: float = 1.0, draws: int = 5000,
+                         seed: int | None = 42) -> np.ndarray:
+    """Independent posterior draws of every unit's p ~ Beta(a + c, b + n - c): (draws, units)."""
+    n, c = np.asarray(n, dtype=np.float64), np.asarray(c, dtype=np.float64)
+    return np.random.default_rng(seed).beta(a + c, b + n - c, size=(draws, n.size))
+
+
+def group_power_draws(p: np.ndarray, groups: np.ndarray, n_groups: int, k: int, *,
+                      bootstrap_seed: int | None = None) -> dict[str, np.ndarray]:
+    """Per draw and group: mean over the group's units of p^k and 1-(1-p)^k, shape (draws, groups).
+
+    With ``bootstrap_seed`` the mean uses Dirichlet(1, ..., 1) weights per draw (a new unit from
+    the group, Bayesian bootstrap) instead of equal weights (the suite's units).
+    """
+    at, pw = _map_k(p, k)
+    weights = np.ones_like(p)
+    if bootstrap_seed is not None:
+        weights = np.random.default_rng(bootstrap_seed).standard_exponential(size=p.shape)
+    out_at = np.full((p.shape[0], n_groups), np.nan)
+    out_pw = np.full((p.shape[0], n_groups), np.nan)
+    for g in range(n_groups):
+        sel = groups == g
+        if sel.any():
+            w = weights[:, sel]
+            out_at[:, g] = (w * at[:, sel]).sum(axis=1) / w.sum(axis=1)
+            out_pw[:, g] = (w * pw[:, sel]).sum(axis=1) / w.sum(axis=1)
+    return {"pass_at_k": out_at, "pass_pow_k": out_pw}
 
 
 def frequentist_stratified_rate(n: Any, m: Any, c: Any, k: int, *, level: float = 0.95,
