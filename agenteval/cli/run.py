@@ -8,6 +8,7 @@ import os
 import shlex
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -31,10 +32,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      "several agents")
     run.add_argument("--k", type=int, default=DEFAULT_K,
                      help="attempts for pass@k / pass^k, >= 1 (default: %(default)s)")
-    run.add_argument("--mode", choices=("frequentist", "bayesian"), default="bayesian",
+    run.add_argument("--mode", choices=MODES, default="bayesian",
                      help="bayesian: exact conjugate Beta-Binomial posterior; frequentist: plug-in "
-                     "estimates with Wilson intervals (default: %(default)s; the Python API "
-                     "defaults to FrequentistMode() like Fair Forge)")
+                     "estimates with Wilson intervals; hierarchical: partial pooling per agent "
+                     "(PyMC NUTS); empirical-bayes: the same model fitted by optimisation "
+                     "(default: %(default)s; the Python API defaults to FrequentistMode() like "
+                     "Fair Forge)")
     run.add_argument("--threshold", type=float, default=0.7,
                      help="judge score an answer needs to count as correct (default: %(default)s)")
     run.add_argument("--tool-threshold", type=float, default=1.0,
@@ -44,12 +47,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="frequentist mode: interval for rates (default: wilson)")
     run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"),
                      help="bayesian mode: Beta(A, B) prior (default: 1 1)")
-    run.add_argument("--out", type=Path, help="directory to write results files into")
+    run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
+                     "CSV files and results.json (reload with agenteval show)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
                      help="exit 1 when fewer than this share of interactions got a verdict "
-                     "(default: %(default)s; 0 accepts any)")
+                     "(default: %(default)s; 0 accepts any run that judged something)")
     given = run.add_argument_group("logs and given outcomes")
     given.add_argument("--input-format", choices=("auto", "agenteval", "taubench", "inspect"),
                        default="auto", help="how to read the data files (default: %(default)s: "
@@ -70,6 +74,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       help="evaluate only this task_id (repeat for several)")
     pick.add_argument("--limit", type=int, metavar="N",
                       help="evaluate only the first N conversations (after --agent / --task)")
+    bayes = run.add_argument_group("hierarchical mode (PyMC NUTS)")
+    bayes.add_argument("--draws", type=int, help="posterior draws per chain (default: 1000)")
+    bayes.add_argument("--tune", type=int, help="tuning steps per chain (default: 1000)")
+    bayes.add_argument("--chains", type=int, help="chains (default: 4)")
+    bayes.add_argument("--cores", type=int, help="processes for the chains (default: 1)")
+    bayes.add_argument("--target-accept", type=float, help="NUTS target acceptance (default: 0.9)")
+    bayes.add_argument("--nuts-sampler", choices=("auto", "pymc", "nutpie"),
+                       help="NUTS implementation (default: auto = nutpie when installed)")
+    bayes.add_argument("--seed", type=int, help="random seed of all sampling (default: 42)")
     add_judge_arguments(run)
     run.set_defaults(handler=run_command)
     return run
@@ -93,18 +106,30 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="ask for a fenced JSON block instead of structured output")
 
 
+MODES = ("frequentist", "bayesian", "hierarchical", "empirical-bayes")
+_SAMPLER_FLAGS = ("draws", "tune", "chains", "cores", "target_accept", "nuts_sampler")
+
+
 def make_mode(args: argparse.Namespace) -> Any:
     from agenteval.statistical.modes import BayesianMode, FrequentistMode
 
-    if args.mode == "bayesian":
+    mode = args.mode
+    given = {f: getattr(args, f, None) for f in _SAMPLER_FLAGS if getattr(args, f, None) is not None}
+    if given and mode != "hierarchical":
+        flag = next(iter(given)).replace("_", "-")
+        raise ConfigError(f"--{flag} applies to --mode hierarchical")
+    seed = {} if getattr(args, "seed", None) is None else {"rng_seed": args.seed}
+    if mode in ("bayesian", "hierarchical", "empirical-bayes"):
         if args.interval is not None:
             raise ConfigError("--interval applies to --mode frequentist; bayesian intervals are "
-                              "exact posterior quantiles")
+                              "posterior quantiles")
         a, b = args.prior if args.prior is not None else (1.0, 1.0)
-        return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b)
+        method = {"bayesian": "conjugate", "empirical-bayes": "empirical_bayes"}.get(mode, mode)
+        return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b,
+                            method=method, **seed, **given)
     if args.prior is not None:
         raise ConfigError("--prior applies to --mode bayesian")
-    return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson")
+    return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson", **seed)
 
 
 _LLM_ONLY = ("judge_model", "base_url", "api_key_env", "max_concurrency", "max_calls", "cache",
@@ -147,17 +172,22 @@ def run_command(args: argparse.Namespace) -> int:
     for path in args.data:
         check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
+    judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     if args.out is not None:
         check_out_dir(args.out)
     datasets = select(load_for_run(args), agents=args.agent, tasks=args.task, limit=args.limit)
-    results = Agentic.run(datasets, make_judge(args), args.k, threshold=args.threshold,
-                          tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
-                          strict=args.strict, outcome_threshold=args.outcome_threshold,
-                          argument_matching=parse_argument_matching(args.argument_matching))
-    record_provenance(results, args)
-    if args.out is not None:
-        write_outputs(results, args.out)
-        write_run_report(results, args.out, datasets)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
+                              tool_threshold=args.tool_threshold, statistical_mode=mode,
+                              strict=args.strict, outcome_threshold=args.outcome_threshold,
+                              argument_matching=parse_argument_matching(args.argument_matching))
+        record_provenance(results, args)
+        results.summary()
+        if args.out is not None:
+            write_outputs(results, args.out)
+            write_run_report(results, args.out, datasets)
+    _print_warnings(caught)
     out = sys.stdout
     if args.format == "json":
         json.dump(results.to_json(), out, indent=2)
@@ -184,6 +214,17 @@ def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
                               "'*.city=normalized' or 'book_flight=subset'")
         rules[key.strip()] = rule.strip()
     return rules
+
+
+def _print_warnings(caught: list[Any]) -> None:
+    """agenteval's own warnings (not identified, failed diagnostics) as one line each on stderr."""
+    seen = set()
+    for w in caught:
+        text = str(w.message)
+        if not text.startswith("agenteval:") or text in seen:
+            continue
+        seen.add(text)
+        print(text.replace("agenteval: ", "agenteval: warning: ", 1), file=sys.stderr)
 
 
 def check_data_path(path: Path) -> None:
@@ -361,7 +402,8 @@ def _task_lines(summary: Any) -> list[str]:
 
 def write_outputs(results: Any, out: Path) -> None:
     """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
-    comparisons.csv and ranking.csv) and results.json in ``out``."""
+    comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
+    posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
     out.mkdir(parents=True, exist_ok=True)
     results.to_dataframe().to_csv(out / "conversations.csv", index=False)
     results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
@@ -374,3 +416,25 @@ def write_outputs(results: Any, out: Path) -> None:
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
+    if results.settings.mode.get_result_type() == "distribution":
+        write_posterior(results, out)
+
+
+def write_posterior(results: Any, out: Path) -> list[Path]:
+    """posterior.nc and the posterior figures; returns the files written."""
+    import matplotlib.pyplot as plt
+
+    from agenteval import _arviz, plots
+
+    idata = results.to_inference_data()
+    written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]
+    has_tasks = any(r.tasks for r in results.summary().rows)
+    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
+               "prior_posterior": plots.plot_prior_posterior}
+    if has_tasks:
+        figures["shrinkage"] = plots.plot_shrinkage
+    for stem, draw in figures.items():
+        fig = draw(results, idata=idata)
+        written += plots.export(fig, out / "figures" / stem, formats=("pdf", "png"), dpi=200)
+        plt.close(fig)
+    return written

@@ -205,7 +205,7 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
         out.append(_convert(messages, session_id=f"{model}/{task}/{sample_id}/epoch-{epoch}",
                             assistant_id=model, references=refs, fields=fields, ctx=ctx))
     if errored:
-        warnings.warn(f"{where}: {len(errored)} sample(s) errored and are left out, as Inspect "
+        warnings.warn(f"agenteval: {where}: {len(errored)} sample(s) errored and are left out, as Inspect "
                       f"leaves them out of its metrics: {', '.join(errored[:10])}"
                       f"{' ...' if len(errored) > 10 else ''}", UserWarning, stacklevel=2)
     return out
