@@ -195,10 +195,18 @@ def mode_spec(mode: StatisticalMode) -> dict[str, Any]:
             params[name] = list(value) if isinstance(value, tuple) else value
     spec = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params, "repr": repr(mode)}
     try:
-        spec["rebuilds_exactly"] = repr(mode_from_spec(json.loads(json.dumps(spec)))) == repr(mode)
+        again = mode_from_spec(json.loads(json.dumps(spec)))
+        same = repr(again) == repr(mode)
+        if callable(getter):
+            same = same and _jsonable(again.get_params()) == _jsonable(getter())
+        spec["rebuilds_exactly"] = same
     except (DataError, ValueError):
         spec["rebuilds_exactly"] = False
     return spec
+
+
+def _jsonable(params: dict[str, Any]) -> Any:
+    return json.loads(json.dumps(params, default=repr))
 
 
 def _params_from_repr(mode: Any) -> dict[str, Any]:

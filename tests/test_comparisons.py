@@ -74,3 +74,24 @@ def test_single_agent_has_quality_but_no_comparisons() -> None:
     summary = Agentic.run([conv], None, 1).summary()
     assert summary.comparisons == [] and summary.ranking == [] and len(summary.quality) == 1
     assert math.isnan(summary.quality[0].prob_reliable)
+
+
+def test_empirical_bayes_mode_plugs_its_fit_into_the_paired_model() -> None:
+    from agenteval.statistical.compare import paired_bayes
+
+    results = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode(method="empirical_bayes"))
+    table = results.comparison_table()
+    (cmp,) = table.comparisons
+    assert "empirical_bayes fit" in cmp.detail
+    fit = results.task_fit()
+    mu, kappa = fit.flat
+    counts = _demo_counts()
+    a, b = counts["agent-gpt-small"], counts["agent-planner-v2"]
+    shared = [t for t in a if t in b]
+    arrays = [np.array([x[t][i] for t in shared]) for x in (a, b) for i in (0, 1)]
+    ga, gb = fit.names.index("agent-gpt-small"), fit.names.index("agent-planner-v2")
+    diffs, _ = paired_bayes(*arrays, k=3, hyper=((mu[:, ga], kappa[:, ga]), (mu[:, gb], kappa[:, gb])))
+    want = {(d.quantity, d.scope): d.difference for d in diffs}
+    for d in cmp.differences:
+        if d.scope == "suite tasks":  # E over the fit's draws: agrees to Monte Carlo error
+            assert d.difference == pytest.approx(want[d.quantity, d.scope], abs=0.01)

@@ -44,12 +44,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="frequentist mode: interval for rates (default: wilson)")
     run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"),
                      help="bayesian mode: Beta(A, B) prior (default: 1 1)")
-    run.add_argument("--out", type=Path, help="directory to write results files into")
+    run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
+                     "CSV files and results.json (reload with agenteval show)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
                      help="exit 1 when fewer than this share of interactions got a verdict "
-                     "(default: %(default)s; 0 accepts any)")
+                     "(default: %(default)s; 0 accepts any run that judged something)")
     pick = run.add_argument_group("selection")
     pick.add_argument("--agent", action="append", metavar="ID",
                       help="evaluate only this assistant_id (repeat for several)")
@@ -154,13 +155,14 @@ def run_command(args: argparse.Namespace) -> int:
 
     check_data_path(args.data)
     check_unit_flag("--min-judged", args.min_judged)
+    judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     if args.out is not None:
         check_out_dir(args.out)
     datasets = select(load_for_run(args), agents=args.agent, tasks=args.task, limit=args.limit)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = Agentic.run(datasets, make_judge(args), args.k, threshold=args.threshold,
-                              tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
+        results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
+                              tool_threshold=args.tool_threshold, statistical_mode=mode,
                               strict=args.strict)
         record_provenance(results, args)
         results.summary()

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from agenteval._gc import collector_paused, existing_objects_frozen
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
@@ -26,7 +27,12 @@ from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
 from agenteval.results import AgenticResults, RunSettings, without_data
 from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
-from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
+from agenteval.schemas.results import (
+    AgenticMetric,
+    InteractionResult,
+    ToolCorrectnessScore,
+    trusted,
+)
 from agenteval.statistical.estimators import (
     pass_at_k,
     pass_at_k_unbiased,
@@ -102,7 +108,8 @@ class Agentic:
         tool_threshold = check_unit("tool_threshold", tool_threshold)
         weights = normalize_tool_weights(tool_weights)
         mode = statistical_mode if statistical_mode is not None else FrequentistMode()
-        datasets = load_datasets(retriever, **retriever_kwargs)
+        with collector_paused():  # loading makes no cycles (agenteval._gc)
+            datasets = load_datasets(retriever, **retriever_kwargs)
         judge = resolve_judge(
             model,
             use_structured_output=use_structured_output,
@@ -132,6 +139,20 @@ def evaluate(
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
+    with existing_objects_frozen():  # full collections skip the loaded data (agenteval._gc)
+        return _evaluate(datasets, judge, settings, strict=strict,
+                         include_history=include_history, verbose=verbose)
+
+
+def _evaluate(
+    datasets: Sequence[Dataset],
+    judge: Judge,
+    settings: RunSettings,
+    *,
+    strict: bool,
+    include_history: bool,
+    verbose: bool,
+) -> AgenticResults:
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch) for i, ds in enumerate(datasets)
              for j, batch in enumerate(ds.conversation)]
@@ -158,7 +179,8 @@ def evaluate(
 
     metrics = []
     for i, (ds, rs) in enumerate(zip(datasets, per_conversation)):
-        metrics.append(AgenticMetric(
+        metrics.append(trusted(  # computed here: no re-validation (schemas.results.trusted)
+            AgenticMetric,
             session_id=ds.session_id,
             assistant_id=ds.assistant_id,
             task_id=ds.task_id,

@@ -53,7 +53,9 @@ already charged by selection and parameters, so they do not lower this score.
 **Utilization** (``result_utilization``, with ``utilization_evidence``) asks whether the answer
 uses what the tools returned, from evidence in the answer text combined with the agent's
 self-reported ``final_answer_uses_tools`` flag. Each call's ``result`` is walked (dict values,
-list items, scalars). Searchable leaves are:
+list items, scalars), its text up to ``MAX_RESULT_CHARS`` (1,000,000 characters; a call cut
+there is named in ``reasoning``; the search lives in :mod:`agenteval.metrics.evidence` and is
+linear in time and memory). Searchable leaves are:
 
 - strings, normalised like parameters, at least 3 characters and not a common word
   (``ok``, ``true``, ``success``, ``none``...), found in the normalised answer on word
@@ -102,18 +104,18 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agenteval._numbers import fold_text, is_whole_number, number_readings
+from agenteval._numbers import fold_text
 from agenteval.errors import ConfigError, DataError, check_unit
+from agenteval.metrics.evidence import MAX_RESULT_CHARS, Evidence, find_result_evidence, parse_numbers
 from agenteval.schemas.common import AgenticTrace, ExpectedTool, GroundTruthAgentic, ToolCall
-from agenteval.schemas.results import ToolCorrectnessScore
+from agenteval.schemas.results import ToolCorrectnessScore, trusted
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -407,17 +409,21 @@ def _best_matchings(rows: list[int], cols: list[int],
     """
     import bisect
 
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
-
     small_is_exp = len(cols) <= len(rows)
     small, large = (cols, rows) if small_is_exp else (rows, cols)
     exact = [[(comp[(b, a)] if small_is_exp else comp[(a, b)]).fraction for b in large] for a in small]
-    r_idx, c_idx = linear_sum_assignment(np.array(exact, dtype=float), maximize=True)
     denom = math.lcm(*(f.denominator for row in exact for f in row))
     agree = [[f.numerator * (denom // f.denominator) for f in row] for row in exact]  # exact ints
-    best = sum(agree[a][b] for a, b in zip(r_idx.tolist(), c_idx.tolist()))
-    start = tuple(c_idx.tolist())  # an optimal matching (up to float rounding), kept as fallback
+    if len(small) == 1:  # one call of this tool on one side: the best partner, no solver needed
+        best = max(agree[0])
+        start = (agree[0].index(best),)
+    else:
+        import numpy as np
+        from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
+
+        r_idx, c_idx = linear_sum_assignment(np.array(exact, dtype=float), maximize=True)
+        best = sum(agree[a][b] for a, b in zip(r_idx.tolist(), c_idx.tolist()))
+        start = tuple(c_idx.tolist())  # an optimal matching (up to float rounding), kept as fallback
     large_ranks = [(used_rank if small_is_exp else exp_rank)[x] for x in large]  # ascending
     suffix = [0] * (len(small) + 1)  # most the remaining small-side calls can add
     for a in range(len(small) - 1, -1, -1):
@@ -478,192 +484,6 @@ def longest_increasing_subsequence(values: Sequence[Any], *, strict: bool = True
         else:
             tails[pos] = v
     return len(tails)
-
-
-# ----------------------------------------------------------------------------- evidence
-
-_COMMON_WORDS = frozenset({
-    "ok", "okay", "true", "false", "none", "null", "nil", "yes", "no", "n/a", "na", "nan",
-    "success", "successful", "succeeded", "error", "failed", "failure", "done", "complete",
-    "completed", "pending", "unknown", "empty", "result", "results", "status", "data", "value",
-    "the", "and", "for", "not", "inf", "infinity",
-})
-_MIN_TEXT = 3
-_MIN_SEGMENT = 20
-_MAX_LEAVES = 5000
-
-def parse_numbers(text: str) -> list[tuple[float, float]]:
-    """Numbers written in ``text`` as ``(value, tolerance)``; tolerance is half a displayed unit.
-
-    ``"$1,234.50"`` -> (1234.5, 0.005); ``"42%"`` -> (42, 0.5) and (0.42, 0.005);
-    ``"2.5 million"`` -> (2.5, 0.05) and (2.5e6, 5e4); ``"-3"`` -> (-3, 0.5). The parser is
-    :mod:`agenteval._numbers`, shared with the offline judge.
-    """
-    return number_readings(text)
-
-
-def _number_in(x: float, numbers: Iterable[tuple[float, float]]) -> bool:
-    for value, tol in numbers:
-        slack = tol * (1 + 1e-9) + 1e-12
-        if abs(x - value) <= slack or (x < 0 and abs(-x - value) <= slack):
-            return True
-    return False
-
-
-def _same_number(x: float, values: Iterable[float]) -> bool:
-    return any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in values)
-
-
-def _leaves(x: Any, out: list[Any]) -> None:
-    if len(out) >= _MAX_LEAVES:
-        return
-    if isinstance(x, Mapping):
-        for v in x.values():
-            _leaves(v, out)
-    elif isinstance(x, (list, tuple, set, frozenset)):
-        for v in x:
-            _leaves(v, out)
-    else:
-        out.append(x)
-
-
-_SENTENCE_RE = re.compile(r"(?<=[.!?;:])\s+|\n+")
-
-
-@dataclass
-class _Probes:
-    texts: list[str] = field(default_factory=list)
-    strong_numbers: list[float] = field(default_factory=list)
-    weak_numbers: list[float] = field(default_factory=list)
-
-    def __bool__(self) -> bool:
-        return bool(self.texts or self.strong_numbers or self.weak_numbers)
-
-
-@dataclass(frozen=True)
-class _Echo:
-    """What the agent was given rather than told by the tool: the query and the call's arguments."""
-
-    text: str = ""  # normalised, one line per source
-    numbers: tuple[float, ...] = ()  # every reading of every number written there
-
-    @classmethod
-    def of(cls, query: str, parameters: Any) -> _Echo:
-        leaves: list[Any] = []
-        _leaves(parameters, leaves)
-        texts = [query] + [str(x) for x in leaves if isinstance(x, str)]
-        numbers = [v for t in texts for v, _tol in number_readings(t)]
-        numbers += [f for f in (_as_float(x) for x in leaves if _is_number(x)) if math.isfinite(f)]
-        return cls("\n".join(_norm_text(t) for t in texts), tuple(numbers))
-
-    def has_text(self, phrase: str) -> bool:
-        return _text_in(phrase, self.text)
-
-    def has_number(self, x: float) -> bool:
-        return _same_number(x, self.numbers)
-
-
-def _whole_number(s: str) -> float | None:
-    """The number a string is, if it is only a number (``"12.50"``, ``"$3"``, ``"42%"``)."""
-    if not is_whole_number(s):
-        return None
-    readings = number_readings(s)
-    return readings[0][0] if readings else None
-
-
-def _probes(result: Any, echo: _Echo) -> _Probes:
-    """What could show in an answer that used this result, minus what the agent was given."""
-    probes = _Probes()
-    leaves: list[Any] = []
-    _leaves(result, leaves)
-
-    def add_number(x: float) -> None:
-        if math.isfinite(x) and not echo.has_number(x):
-            weak = x.is_integer() and abs(x) < 10
-            (probes.weak_numbers if weak else probes.strong_numbers).append(x)
-
-    for leaf in leaves:
-        if isinstance(leaf, bool) or leaf is None:
-            continue
-        if _is_number(leaf):
-            add_number(_as_float(leaf))
-            continue
-        text = str(leaf)
-        whole = _whole_number(text)
-        if whole is not None:
-            add_number(whole)
-            continue
-        norm = _norm_text(text)
-        if len(norm) >= _MIN_TEXT and norm not in _COMMON_WORDS:
-            candidates = [norm]
-            if len(norm) > _MIN_SEGMENT:
-                for seg in _SENTENCE_RE.split(norm):
-                    seg = seg.strip(" .!?;:,")
-                    if len(seg) >= _MIN_SEGMENT and seg != norm:
-                        candidates.append(seg)
-            probes.texts.extend(t for t in candidates if not echo.has_text(t))
-        for value, _tol in number_readings(text):
-            if not (value.is_integer() and abs(value) < 10) and not echo.has_number(value):
-                probes.strong_numbers.append(value)
-    return probes
-
-
-def _show_number(x: float) -> str:
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
-
-
-def _text_in(phrase: str, answer_norm: str) -> bool:
-    pattern = r"(?<!\w)" + re.escape(phrase) + r"(?!\w)"
-    return re.search(pattern, answer_norm) is not None
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """Which calls' results were found in the answer."""
-
-    searchable: tuple[int, ...]  # indices of calls whose result had something to look for
-    found: dict[int, str]  # call index -> what was found (e.g. "'paris'" or "3.14159")
-
-    @property
-    def any_found(self) -> bool:
-        return bool(self.found)
-
-
-def find_result_evidence(results: Sequence[Any], answer: str, *, query: str = "",
-                         parameters: Sequence[Any] | None = None) -> Evidence:
-    """Look for each result (one per call, None = not logged) in the answer text.
-
-    What the agent already had is no evidence of using the tool: result leaves that also appear
-    in ``query`` or in that call's ``parameters`` (one per call, parallel to ``results``) are
-    not searched, and answer numbers equal to a number there are ignored for that call.
-    """
-    answer = answer or ""
-    answer_norm = _norm_text(answer)
-    numbers = parse_numbers(answer)
-    searchable: list[int] = []
-    found: dict[int, str] = {}
-    for idx, result in enumerate(results):
-        if result is None:
-            continue
-        echo = _Echo.of(query or "", parameters[idx] if parameters is not None else None)
-        probes = _probes(result, echo)
-        if not probes:
-            continue
-        searchable.append(idx)
-        hit = next((t for t in probes.texts if _text_in(t, answer_norm)), None)
-        if hit is not None:
-            found[idx] = _show(hit, 40)
-            continue
-        shown = [(v, tol) for v, tol in numbers if not echo.has_number(v)]
-        strong = next((x for x in probes.strong_numbers if _number_in(x, shown)), None)
-        if strong is not None:
-            found[idx] = _show_number(strong)
-            continue
-        if not probes.texts and not probes.strong_numbers:
-            weak = next((x for x in probes.weak_numbers if _number_in(x, shown)), None)
-            if weak is not None:
-                found[idx] = _show_number(weak)
-    return Evidence(tuple(searchable), found)
 
 
 # ----------------------------------------------------------------------------- scoring
@@ -829,6 +649,9 @@ def score_tool_use(
         else:
             utilization, evidence = 0.0, "absent"
             why = "tool results not found in the answer; self-report says False"
+        if ev.truncated:
+            cut = ", ".join(used_lab[i] for i in ev.truncated)
+            why += f" (result of {cut} searched in its first {MAX_RESULT_CHARS:,} characters)"
     lines.append(f"utilization {_fmt(utilization)} ({evidence}): {why}")
 
     overall = math.fsum([w["selection"] * selection, w["parameters"] * parameters,
@@ -836,7 +659,8 @@ def score_tool_use(
     overall = min(1.0, max(0.0, overall))
     is_correct = overall >= thr - 1e-12
     lines.append(f"overall {_fmt(overall)} {'>=' if is_correct else '<'} threshold {_fmt(thr)}")
-    return ToolCorrectnessScore(
+    return trusted(  # all computed above: no re-validation
+        ToolCorrectnessScore,
         tool_selection_correct=selection,
         parameter_accuracy=parameters,
         sequence_correct=sequence,

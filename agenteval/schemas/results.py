@@ -6,11 +6,30 @@ k > n) or ``None`` (not applicable), never 0.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 RESULTS_VERSION = "1"
+
+M = TypeVar("M", bound=BaseModel)
+_FIELDS_SETS: dict[tuple[type, frozenset[str]], set[str]] = {}
+
+
+def trusted(model: type[M], **values: Any) -> M:
+    """A result model from values agenteval computed itself, already of the declared types.
+
+    The same object ``model(**values)`` makes (same fields, same ``model_fields_set``), without
+    re-validating what was just computed, and with one fields-set shared by every result of a
+    model and key set: a suite of 10,000 conversations builds 100,000 of them. (Assigning a
+    field of a result later adds a name already in the set, so the sharing is invisible.)
+    Values from outside (a judge, the data) go through the validating constructor instead.
+    """
+    key = (model, frozenset(values))
+    fields_set = _FIELDS_SETS.get(key)
+    if fields_set is None:
+        fields_set = _FIELDS_SETS.setdefault(key, set(values))
+    return model.model_construct(fields_set, **values)
 
 UtilizationEvidence = Literal["found", "absent", "ambiguous", "no_results", "judge"]
 
