@@ -79,7 +79,10 @@ def build_manifest(results: AgenticResults) -> dict[str, Any]:
         "statistical_mode": mode_spec(settings.mode),
         "settings": {"k": settings.k, "threshold": settings.threshold,
                      "tool_threshold": settings.tool_threshold,
-                     "tool_weights": dict(settings.tool_weights), "method": results.method},
+                     "tool_weights": dict(settings.tool_weights), "method": results.method,
+                     "outcome_threshold": settings.outcome_threshold,
+                     "argument_matching": (dict(settings.argument_matching)
+                                           if settings.argument_matching else None)},
     }
     return {**fresh, **getattr(results, "provenance", {})}
 
@@ -300,7 +303,10 @@ def results_from_json(data: Any, *, source: str | None = None,
         settings = RunSettings(k=int(stored["k"]), threshold=float(stored["threshold"]),
                                tool_threshold=float(stored["tool_threshold"]),
                                tool_weights={str(k): float(v) for k, v in stored["tool_weights"].items()},
-                               mode=mode)
+                               mode=mode,
+                               outcome_threshold=(None if stored.get("outcome_threshold") is None
+                                                  else float(stored["outcome_threshold"])),
+                               argument_matching=stored.get("argument_matching") or None)
     except DataError as exc:
         raise DataError(exc.reason, source=source, field=exc.field) from None
     except (KeyError, TypeError, ValueError) as exc:

@@ -95,3 +95,25 @@ def test_empirical_bayes_mode_plugs_its_fit_into_the_paired_model() -> None:
     for d in cmp.differences:
         if d.scope == "suite tasks":  # E over the fit's draws: agrees to Monte Carlo error
             assert d.difference == pytest.approx(want[d.quantity, d.scope], abs=0.01)
+
+
+@pytest.mark.parametrize("prior", [(1.0, 1.0), (0.5, 0.5), (2.0, 5.0)])
+def test_conjugate_comparison_rests_on_the_headline_posteriors(prior: tuple[float, float]) -> None:
+    """The paired suite-task values are the mean over tasks of the exact Beta(a + c, b + n - c)
+    moments (Beta function closed forms), i.e. the same per-task posteriors as the headline."""
+    from scipy.special import betaln
+
+    a0, b0 = prior
+    counts = _demo_counts()
+    mode = BayesianMode(beta_prior_a=a0, beta_prior_b=b0, mc_samples=20_000)
+    summary = Agentic.run(str(DEMO), None, 3, statistical_mode=mode).summary()
+    for agent, side in (("agent-gpt-small", "rate_a"), ("agent-planner-v2", "rate_b")):
+        n = np.array([v[0] for v in counts[agent].values()], dtype=float)
+        c = np.array([v[1] for v in counts[agent].values()], dtype=float)
+        a, b = a0 + c, b0 + n - c
+        exact = {"success": np.mean(a / (a + b)),
+                 "pass^3": np.mean(np.exp(betaln(a + 3, b) - betaln(a, b))),
+                 "pass@3": np.mean(1 - np.exp(betaln(a, b + 3) - betaln(a, b)))}
+        for cmp in summary.comparisons:
+            if cmp.scope == "suite tasks":
+                assert getattr(cmp, side) == pytest.approx(exact[cmp.quantity], abs=0.006)

@@ -26,7 +26,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="evaluate a file of agent conversations",
                          description="Evaluate a file of agent conversations (.jsonl, .json, or "
                          "OpenAI-style traces) and print per-conversation and suite results.")
-    run.add_argument("data", type=Path, help="conversations: .jsonl (one per line) or .json (a list)")
+    run.add_argument("data", type=Path, nargs="+",
+                     help="conversations: .jsonl (one per line) or .json (a list), tau-bench "
+                     "results (.json) or Inspect AI logs (.eval / .json); several files = "
+                     "several agents")
     run.add_argument("--k", type=int, default=DEFAULT_K,
                      help="attempts for pass@k / pass^k, >= 1 (default: %(default)s)")
     run.add_argument("--mode", choices=MODES, default="bayesian",
@@ -51,6 +54,19 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
                      help="exit 1 when fewer than this share of interactions got a verdict "
                      "(default: %(default)s; 0 accepts any run that judged something)")
+    given = run.add_argument_group("logs and given outcomes")
+    given.add_argument("--input-format", choices=("auto", "agenteval", "taubench", "inspect"),
+                       default="auto", help="how to read the data files (default: %(default)s: "
+                       "by suffix and content)")
+    given.add_argument("--scorer", help="Inspect logs with several scorers: the one that gives "
+                       "the outcome")
+    given.add_argument("--outcome-threshold", type=float,
+                       help="value a given outcome or score (reward) needs to be a success "
+                       "(default: within 1e-6 of 1)")
+    given.add_argument("--argument-matching", action="append", metavar="KEY=RULE",
+                       help="how tool arguments are compared, repeatable: KEY is '*', TOOL, "
+                       "TOOL.FIELD or *.FIELD; RULE is exact (default), normalized, numeric, "
+                       "numeric:TOL, subset, superset, ignore (e.g. '*.city=normalized')")
     pick = run.add_argument_group("selection")
     pick.add_argument("--agent", action="append", metavar="ID",
                       help="evaluate only this assistant_id (repeat for several)")
@@ -153,7 +169,8 @@ def make_judge(args: argparse.Namespace) -> Any:
 def run_command(args: argparse.Namespace) -> int:
     from agenteval.metrics.agentic import Agentic
 
-    check_data_path(args.data)
+    for path in args.data:
+        check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     if args.out is not None:
@@ -163,7 +180,8 @@ def run_command(args: argparse.Namespace) -> int:
         warnings.simplefilter("always")
         results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
                               tool_threshold=args.tool_threshold, statistical_mode=mode,
-                              strict=args.strict)
+                              strict=args.strict, outcome_threshold=args.outcome_threshold,
+                              argument_matching=parse_argument_matching(args.argument_matching))
         record_provenance(results, args)
         results.summary()
         if args.out is not None:
@@ -182,6 +200,20 @@ def run_command(args: argparse.Namespace) -> int:
             out.write(f"\nwrote results to {args.out}/ (open {args.out / 'report.html'} in a "
                       f"browser; `agenteval show {args.out}` prints this summary again)\n")
     return judged_policy(results, min_judged=args.min_judged)
+
+
+def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
+    """``["*.city=normalized", "book=subset"]`` -> ``{"*.city": "normalized", "book": "subset"}``."""
+    if not items:
+        return None
+    rules: dict[str, str] = {}
+    for item in items:
+        key, sep, rule = item.partition("=")
+        if not sep or not key.strip() or not rule.strip():
+            raise ConfigError(f"--argument-matching {item!r}: expected KEY=RULE, e.g. "
+                              "'*.city=normalized' or 'book_flight=subset'")
+        rules[key.strip()] = rule.strip()
+    return rules
 
 
 def _print_warnings(caught: list[Any]) -> None:
@@ -208,7 +240,7 @@ def check_data_path(path: Path) -> None:
             if files:
                 hint = f", e.g. {path / files[0]}"
         raise AgentEvalError(f"{path}: is a directory; pass one .jsonl or .json file of "
-                             f"conversations{hint}")
+                             f"conversations (or log files, e.g. {path}/*.eval){hint}")
 
 
 def check_unit_flag(flag: str, value: float) -> None:
@@ -232,10 +264,12 @@ def check_out_dir(out: Path) -> None:
 
 
 def load_for_run(args: argparse.Namespace) -> list[Any]:
-    """The conversations of ``args.data``, validated."""
+    """The conversations of ``args.data`` (one file, or several: one per agent), validated."""
     from agenteval.core.retriever import load_datasets
 
-    return load_datasets(str(args.data))
+    paths = [str(p) for p in args.data]
+    return load_datasets(paths[0] if len(paths) == 1 else paths,
+                         input_format=args.input_format, scorer=args.scorer)
 
 
 def select(datasets: list[Any], *, agents: list[str] | None, tasks: list[str] | None,
@@ -262,9 +296,16 @@ def record_provenance(results: Any, args: argparse.Namespace) -> None:
     """The command line and data file go into the results' manifest."""
     from agenteval.results_io import describe_source
 
+    if len(args.data) == 1:
+        data = describe_source(args.data[0])
+    else:  # several logs: no one path to re-read, each file hashed
+        files = [describe_source(p) for p in args.data]
+        data = {"path": " ".join(str(p) for p in args.data), "files": files,
+                "bytes": sum(f["bytes"] for f in files)}
     results.provenance.update({
         "command": shlex.join(["agenteval", *getattr(args, "argv", [])]),
-        "data": describe_source(args.data),
+        "data": data,
+        "input": {"format": args.input_format, "scorer": args.scorer},
         "selection": {"agent": args.agent, "task": args.task, "limit": args.limit},
     })
 
@@ -326,6 +367,9 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
+    if (df["source"] != "judged").any():  # say which conversations were graded with the data
+        view.insert(3, "attempt", df["attempt"].map(lambda a: "-" if pd.isna(a) else int(a)))
+        view.insert(4, "source", df["source"])
     summary = results.summary()
     judge = summary.judge
     estimate = "plug-in estimate" if results.method.startswith("plug-in") else "posterior mean"
@@ -337,10 +381,23 @@ def format_table(results: Any) -> str:
         "suite summary:",
         summary.to_text(),
         "",
+        *_task_lines(summary),
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
-        f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}",
+        f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}"
+        f"  given: conversations={judge.get('conversations_given')}"
+        f" interactions={judge.get('interactions_given')}",
     ]
     return "\n".join(lines)
+
+
+def _task_lines(summary: Any) -> list[str]:
+    """The unbiased per-task estimators, as tau-bench (pass^k) and HumanEval (pass@k) print them."""
+    k = summary.k
+    lines = [f"  {r.group}: over {r.tasks_with_k} tasks with >= {k} attempts: "
+             f"pass@{k} = {r.unbiased_pass_at_k:.4f}, pass^{k} = {r.unbiased_pass_pow_k:.4f}"
+             for r in summary.rows if r.tasks_with_k]
+    return ["unbiased per-task estimators (mean over tasks of 1-C(n-c,k)/C(n,k) and "
+            "C(c,k)/C(n,k), as tau-bench prints pass^k):", *lines, ""] if lines else []
 
 
 def write_outputs(results: Any, out: Path) -> None:

@@ -517,7 +517,9 @@ def _check_counts(name: str, n: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def unpaired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: float = 0.95,
-                   draws: int = 5000, seed: int | None = 0) -> tuple[list[Difference], list[str]]:
+                   draws: int = 5000, seed: int | None = 0,
+                   priors: tuple[tuple[float, float], tuple[float, float]] | None = None,
+                   ) -> tuple[list[Difference], list[str]]:
     """As :func:`paired_bayes` for agents on different tasks: each agent's own tasks, and
     independent Bayesian-bootstrap weights for a new task. Returns (differences, notes)."""
     k = check_k(k)
@@ -525,8 +527,10 @@ def unpaired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: 
     n_a, c_a = _check_counts("a", n_a, c_a)
     n_b, c_b = _check_counts("b", n_b, c_b)
     ss = np.random.SeedSequence(seed).spawn(3)
-    va, note_a = suite_mean_draws(n_a, c_a, k, draws, np.random.default_rng(ss[0]))
-    vb, note_b = suite_mean_draws(n_b, c_b, k, draws, np.random.default_rng(ss[1]))
+    va, note_a = suite_mean_draws(n_a, c_a, k, draws, np.random.default_rng(ss[0]),
+                                  prior=None if priors is None else priors[0])
+    vb, note_b = suite_mean_draws(n_b, c_b, k, draws, np.random.default_rng(ss[1]),
+                                  prior=None if priors is None else priors[1])
     notes = sorted({x for x in (note_a, note_b) if x})
     diffs = [difference_from_draws(name, "suite tasks", va[name], vb[name], ci_level=level)
              for name, _ in _quantities(k)]
@@ -801,9 +805,11 @@ def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
         sub = int(stream.generate_state(1)[0])
         if bayes:
             diffs, notes = unpaired_bayes(n_a, c_a, n_b, c_b, k=k, ci_level=level,
-                                          draws=mode.mc_samples, seed=sub)
+                                          draws=mode.mc_samples, seed=sub,
+                                          priors=_conjugate_priors(mode, hyper))
             detail = ("no shared task_id: each agent on its own tasks, per-task Beta posteriors "
-                      "under its population prior, independent Bayesian-bootstrap task weights; "
+                      f"under {_prior_source(mode, hyper)}, independent Bayesian-bootstrap task "
+                      "weights; "
                       f"{level * 100:g}% intervals from {mode.mc_samples} seeded draws")
         else:
             diffs, notes = unpaired_bootstrap(n_a, c_a, n_b, c_b, k=k, ci_level=level,
@@ -821,12 +827,14 @@ def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
             pair_hyper = tuple((np.asarray(hyper[x.name][0])[:size],
                                 np.asarray(hyper[x.name][1])[:size]) for x in (a, b))
             draws = size
+        priors = None if pair_hyper else _conjugate_priors(mode, hyper)
         diffs, notes = paired_bayes(n_a, c_a, n_b, c_b, k=k, ci_level=level, draws=draws,
-                                    seed=int(stream.generate_state(1)[0]), hyper=pair_hyper)
-        source = (f"the {getattr(mode, 'method', 'hierarchical')} fit's (mu, kappa) draws"
-                  if pair_hyper else "Laplace-approximated hyperposterior")
-        detail = (f"paired model on {len(shared)} shared tasks: per-task Beta posteriors under each "
-                  f"agent's population prior ({source}); new task by the Bayesian bootstrap "
+                                    seed=int(stream.generate_state(1)[0]), hyper=pair_hyper,
+                                    priors=priors)
+        source = (f"each agent's population prior (the {getattr(mode, 'method', 'hierarchical')} "
+                  "fit's (mu, kappa) draws)" if pair_hyper else _prior_source(mode, hyper))
+        detail = (f"paired model on {len(shared)} shared tasks: per-task Beta posteriors under "
+                  f"{source}; new task by the Bayesian bootstrap "
                   f"over tasks (Rubin 1981); {level * 100:g}% equal-tailed intervals from "
                   f"{draws} seeded draws")
         return Comparison(a.name, b.name, "paired", detail, len(shared), tuple(diffs), tuple(notes))
@@ -892,6 +900,23 @@ def _ranking(agents: list[_Agent], *, mode: Any, bayes: bool, resamples: int) ->
     mean, best, rank, lo, hi, gt = rank_from_draws(x)
     return Ranking(tuple(a.name for a in agents), "success", scope, method, mean, best, rank, lo,
                    hi, gt)
+
+
+def _conjugate_priors(mode: Any, hyper: Any) -> tuple[tuple[float, float], ...] | None:
+    """The run's own Beta(a, b) task prior in the conjugate mode, so the comparison rests on the
+    same per-task posteriors as the suite headline; None (fit the population) otherwise."""
+    if hyper or getattr(mode, "method", "conjugate") != "conjugate":
+        return None
+    a, b = float(mode.beta_prior_a), float(mode.beta_prior_b)
+    return ((a, b), (a, b))
+
+
+def _prior_source(mode: Any, hyper: Any) -> str:
+    priors = _conjugate_priors(mode, hyper)
+    if priors is not None:
+        a, b = priors[0]
+        return f"the run's Beta({a:g}, {b:g}) prior (as the suite headline)"
+    return "each agent's population prior (Laplace-approximated hyperposterior)"
 
 
 def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: Any, *, k: int,
