@@ -66,8 +66,10 @@ def _pipeline(b: dict) -> list[str]:
                        f"{_f(r['peak_rss_mib'], 0)} MiB | {_f(ratio) + 'x' if ratio else '1'} |")
     out.append("")
     if b.get("scaling_exponent"):
-        out += ["Scaling exponent from 1k to 10k conversations (1 = linear): " + ", ".join(
-            f"{k} {v}" for k, v in b["scaling_exponent"].items()) + ".", ""]
+        out += ["Scaling exponent from 1k to 10k conversations (1 = linear), wall time: " + ", ".join(
+            f"{k} {v}" for k, v in b["scaling_exponent"].items()) + (
+            "; CPU time: " + ", ".join(f"{k} {v}" for k, v in b["scaling_exponent_cpu"].items())
+            if b.get("scaling_exponent_cpu") else "") + ".", ""]
     return out
 
 
