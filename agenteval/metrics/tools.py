@@ -22,18 +22,14 @@ includes a duplicate of a call expected once); an expected call left unpaired is
 calls both lower it; expected tools with none used gives 0, and tools used when none were
 expected gives 0.
 
-**Parameters.** Per pair, ``matching keys / |union of keys|`` over the top-level argument names
-(1.0 when both have no arguments). A key matches when its values are deeply equal:
-
-- dicts need the same keys with equal values; lists need the same length and equal items *in
-  order*;
-- numbers (int/float) are equal within ``math.isclose(rel_tol=1e-9, abs_tol=1e-12)``, so
-  ``5 == 5.0`` and ``0.1 + 0.2 == 0.3``; two NaNs are equal;
-- ``bool`` is not a number: ``True != 1``;
-- strings are compared **case-insensitively** after Unicode NFKC normalisation, stripping and
-  collapsing inner whitespace (``" New  York" == "new york"``);
-- any other type mismatch (``"5"`` vs ``5``, ``None`` vs ``0``) is a mismatch;
-- a key present on one side only is a mismatch.
+**Parameters.** Per pair, ``matching keys / keys compared`` over the top-level argument names
+(1.0 when none are compared). A key matches when its values are deeply equal under the
+argument-matching rules (``agenteval.metrics.arguments``: per tool or field ``exact``, the
+default, ``normalized``, ``numeric``, ``subset`` / ``superset``, ``ignore``; from the data's
+``ground_truth_agentic.argument_matching`` over the run's ``argument_matching``). By default:
+dicts need the same keys with equal values, lists the same items *in order*, strings are
+identical, numbers equal in value (``5 == 5.0``), ``True != 1``, and a key present on one side
+only is a mismatch.
 
 ``parameter_accuracy`` is the mean of the pair scores over the *expected* calls, a missing call
 counting 0. When no calls were expected but some were made, it is 0 (every argument given is
@@ -106,13 +102,17 @@ import itertools
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agenteval._numbers import fold_text
 from agenteval.errors import ConfigError, DataError, check_unit
+from agenteval.metrics.arguments import (
+    ArgumentRules,
+    ParameterComparison,
+    compare_parameters,
+    values_equal,
+)
 from agenteval.metrics.evidence import MAX_RESULT_CHARS, Evidence, find_result_evidence, parse_numbers
 from agenteval.schemas.common import AgenticTrace, ExpectedTool, GroundTruthAgentic, ToolCall
 from agenteval.schemas.results import ToolCorrectnessScore, trusted
@@ -143,8 +143,6 @@ DEFAULT_TOOL_WEIGHTS: dict[str, float] = {
     "utilization": 0.25,
 }
 
-_REL_TOL = 1e-9
-_ABS_TOL = 1e-12
 
 # ----------------------------------------------------------------------------- weights
 
@@ -180,121 +178,6 @@ def normalize_tool_weights(weights: Mapping[str, float] | None) -> dict[str, flo
     if total <= 0:
         raise ConfigError(f"tool weights must have a positive sum, got {dict(weights)!r}")
     return {k: v / total for k, v in raw.items()}
-
-
-# ----------------------------------------------------------------------------- parameters
-
-
-_norm_text = fold_text  # NFKC, case-folded, whitespace collapsed
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _as_float(x: float) -> float:
-    """float(x), with ints too large for a float (JSON allows them) as +-inf, not an error."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-
-
-def _numbers_equal(a: float, b: float) -> bool:
-    if isinstance(a, int) and isinstance(b, int):
-        return a == b
-    fa, fb = _as_float(a), _as_float(b)
-    if math.isinf(fa) or math.isinf(fb):
-        return fa == fb and not (isinstance(a, int) or isinstance(b, int))
-    if math.isnan(fa) or math.isnan(fb):
-        return math.isnan(fa) and math.isnan(fb)
-    return math.isclose(fa, fb, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
-
-
-def values_equal(expected: Any, got: Any) -> bool:
-    """Deep equality used for parameters (see the module docstring for the rules)."""
-    return not _diffs(expected, got, "")
-
-
-def _show(x: Any, limit: int = 60) -> str:
-    text = repr(x)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _diffs(expected: Any, got: Any, path: str) -> list[str]:
-    """Where two values differ, as ``path: expected X, got Y`` lines (empty when equal)."""
-    if isinstance(expected, bool) or isinstance(got, bool):
-        same = isinstance(expected, bool) and isinstance(got, bool) and expected == got
-    elif _is_number(expected) and _is_number(got):
-        same = _numbers_equal(expected, got)
-    elif isinstance(expected, str) and isinstance(got, str):
-        same = _norm_text(expected) == _norm_text(got)
-    elif isinstance(expected, Mapping) and isinstance(got, Mapping):
-        out: list[str] = []
-        for key in _union_keys(expected, got):
-            sub = f"{path}.{key}" if path else str(key)
-            if key not in got:
-                out.append(f"{sub}: missing (expected {_show(expected[key])})")
-            elif key not in expected:
-                out.append(f"{sub}: unexpected (got {_show(got[key])})")
-            else:
-                out.extend(_diffs(expected[key], got[key], sub))
-        return out
-    elif isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
-        if len(expected) != len(got):
-            return [f"{path}: expected {len(expected)} items {_show(expected)}, "
-                    f"got {len(got)} items {_show(got)}"]
-        out = []
-        for i, (e, g) in enumerate(zip(expected, got)):
-            out.extend(_diffs(e, g, f"{path}[{i}]"))
-        return out
-    elif expected is None and got is None:
-        same = True
-    else:
-        same = False
-    return [] if same else [f"{path}: expected {_show(expected)}, got {_show(got)}"]
-
-
-def _union_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    """Keys of both mappings, expected ones first, in a stable order."""
-    return list(a) + [k for k in b if k not in a]
-
-
-@dataclass(frozen=True)
-class ParameterComparison:
-    """Agreement of one used call's arguments with one expected call's."""
-
-    matched_keys: int
-    total_keys: int
-    mismatches: tuple[str, ...] = ()
-
-    @property
-    def fraction(self) -> Fraction:
-        """Exact score: matching keys / union of keys (1 when both are empty)."""
-        return Fraction(1) if self.total_keys == 0 else Fraction(self.matched_keys, self.total_keys)
-
-    @property
-    def score(self) -> float:
-        return float(self.fraction)
-
-
-def compare_parameters(expected: Mapping[str, Any], got: Mapping[str, Any]) -> ParameterComparison:
-    """Compare argument dicts key by key; each mismatch is explained with its nested path."""
-    keys = _union_keys(expected, got)
-    matched = 0
-    mismatches: list[str] = []
-    for key in keys:
-        if key not in got:
-            mismatches.append(f"{key}: missing (expected {_show(expected[key])})")
-        elif key not in expected:
-            mismatches.append(f"{key}: unexpected (got {_show(got[key])})")
-        else:
-            d = _diffs(expected[key], got[key], str(key))
-            if d:
-                mismatches.extend(d)
-            else:
-                matched += 1
-    return ParameterComparison(matched, len(keys), tuple(mismatches))
 
 
 # ----------------------------------------------------------------------------- order & matching
@@ -339,7 +222,7 @@ _MAX_DEPTH = 200  # calls of one tool beyond which only the assignment solver's 
 
 
 def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
-                ordered: bool = True) -> list[CallMatch]:
+                ordered: bool = True, rules: ArgumentRules | None = None) -> list[CallMatch]:
     """Best one-to-one pairing of used with expected calls (same tool name only).
 
     Optimal lexicographically: most pairs, then most summed parameter agreement (exact
@@ -351,7 +234,7 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
     calls of one tool) it is a documented approximation: it starts from each tool's first
     matching (a greedy in-order pass, see ``_best_matchings``) and re-pairs one tool at a time,
     among its first ``_MAX_MATCHINGS`` matchings, while the in-order count grows. Returned
-    sorted by expected index.
+    sorted by expected index. ``rules`` say how arguments are compared (``metrics/arguments.py``).
     """
     used_rank, exp_rank = call_order(used), call_order(expected)
     groups: dict[str, tuple[list[int], list[int]]] = {}
@@ -363,9 +246,10 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
     comp: dict[tuple[int, int], ParameterComparison] = {}
     choices: list[list[dict[int, int]]] = []  # per tool: its best matchings, expected -> used
     complete = True
-    for rows, cols in groups.values():
+    for name, (rows, cols) in groups.items():
         if rows and cols:
-            group = {(i, j): compare_parameters(expected[j].parameters, used[i].parameters)
+            group = {(i, j): compare_parameters(expected[j].parameters, used[i].parameters,
+                                                rules=rules, tool=name)
                      for i in rows for j in cols}
             comp.update(group)
             options, whole = _best_matchings(rows, cols, group, used_rank, exp_rank,
@@ -543,13 +427,16 @@ def score_tool_use(
     threshold: float = 1.0,
     utilization_override: float | None = None,
     query: str = "",
+    argument_matching: Mapping[str, Any] | None = None,
 ) -> ToolCorrectnessScore | None:
     """Score how one interaction used tools (definitions in the module docstring).
 
     ``used`` is the agent's trace, ``expected`` the reference tool use (typed models or the
     plain dicts of Fair Forge), ``answer`` the agent's final answer text, ``query`` the user's
-    message (what the query already says is not evidence of using a tool). Returns None only
-    when no tools were expected and none were used.
+    message (what the query already says is not evidence of using a tool),
+    ``argument_matching`` the run's rules for comparing arguments (the data's
+    ``expected.argument_matching`` wins for the same key). Returns None only when no tools were
+    expected and none were used.
 
     >>> s = score_tool_use({"tools_used": [{"tool_name": "calc", "parameters": {"x": "2+2"},
     ...                                     "result": 4}]},
@@ -572,7 +459,9 @@ def score_tool_use(
     sequence_matters = truth.tool_sequence_matters if truth is not None else False
     flag = trace.final_answer_uses_tools if trace is not None else None
 
-    matches = match_calls(used_calls, exp_calls, ordered=sequence_matters)
+    rules = ArgumentRules(argument_matching,
+                          truth.argument_matching if truth is not None else None)
+    matches = match_calls(used_calls, exp_calls, ordered=sequence_matters, rules=rules)
     used_rank, exp_rank = call_order(used_calls), call_order(exp_calls)
     used_lab, exp_lab = _labels(used_calls, used_rank), _labels(exp_calls, exp_rank)
     lines: list[str] = []

@@ -75,6 +75,14 @@ class InteractionResult(BaseModel):
         description="score >= threshold and (if tools apply) tools correct; None on a judge error."
     )
     judge_error: str | None = Field(default=None, description="Why the judge could not score it.")
+    judge_error_code: str | None = Field(
+        default=None, description="Stable code of the failure for grouping (e.g. invalid_verdict, "
+        "timeout, http_5xx, as the judge reports it); None when judged or when the judge gives none."
+    )
+    source: Literal["judged", "given"] = Field(
+        default="judged", description="'given': the score came with the data (Batch.score, or "
+        "the conversation's outcome); 'judged': the judge gave it."
+    )
 
 
 class AgenticMetric(BaseModel):
@@ -85,7 +93,15 @@ class AgenticMetric(BaseModel):
     session_id: str = Field(description="Conversation id.")
     assistant_id: str = Field(description="Agent id.")
     task_id: str | None = Field(default=None, description="Task id, for repeated attempts.")
-    total_interactions: int = Field(description="n: interactions judged (judge errors excluded).")
+    attempt: int | None = Field(default=None, description="Attempt number from the data "
+                                "(tau-bench trial, Inspect epoch).")
+    source: Literal["judged", "given", "mixed"] = Field(
+        default="judged", description="Where correctness came from: 'given' (the conversation's "
+        "outcome, or a given score on every interaction), 'judged', or 'mixed'."
+    )
+    total_interactions: int = Field(description="n: interactions judged or given a score (judge "
+                                    "errors excluded); 1 for a conversation with a given outcome, "
+                                    "which is one graded unit.")
     correct_interactions: int = Field(description="c: interactions judged correct.")
     is_fully_correct: bool | None = Field(
         description="Every interaction correct. None when the judged ones are all correct but some "
