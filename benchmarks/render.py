@@ -113,13 +113,37 @@ def _imports(b: dict) -> list[str]:
     return [*out, ""]
 
 
+def _hierarchical(b: dict) -> list[str]:
+    out = ["### Hierarchical model fits (PyMC, default sampler; empirical Bayes)", "",
+           "| units | MCMC cold | MCMC warm cache | empirical Bayes (warm) | import pymc (cold) | "
+           "max r_hat | divergences |", "| ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for row in b["rows"]:
+        cold, warm = row["cold"], row["warm"]
+        out.append(f"| {row['units']:,} | {_f(cold['mcmc_s'])} s | {_f(warm['mcmc_s'])} s | "
+                   f"{warm['eb_s']:.3f} s | {_f(cold['import_s'])} s | {cold['r_hat_max']:.3f} | "
+                   f"{cold['divergences']} |")
+    return [*out, ""]
+
+
+def _judge(b: dict) -> list[str]:
+    return [f"### LLM judge alone ({b['n']:,} judgments, {b['latency_s'] * 1000:.0f} ms latency)",
+            "", "| run | time | requests at the server | share of the ideal |",
+            "| --- | ---: | ---: | ---: |",
+            f"| sequential (1) | {_f(b['sequential_s'])} s | {b['sequential_server_requests']} | "
+            f"{b['sequential_share_of_ideal']:.2f} |",
+            f"| concurrent ({b['concurrency']}) | {_f(b['concurrent_s'])} s | "
+            f"{b['concurrent_server_requests']} | {b['share_of_ideal']:.2f} |",
+            f"| warm cache | {_f(b['warm_cache_s'])} s | {b['warm_cache_server_requests']} | - |",
+            ""]
+
+
 def _generic(name: str, b: dict) -> list[str]:
     shown = {k: v for k, v in b.items() if k not in ("benchmark", "date")}
     return [f"### {name}", "", "```json", json.dumps(shown, indent=1)[:3000], "```", ""]
 
 
 RENDER = {"statistics": _statistics, "pipeline": _pipeline, "bigresult": _bigresult,
-          "e2e": _e2e, "import": _imports}
+          "e2e": _e2e, "import": _imports, "hierarchical": _hierarchical, "judge": _judge}
 
 
 def render(results: Path = HERE / "results.json", readme: Path = HERE / "README.md") -> None:
@@ -127,7 +151,10 @@ def render(results: Path = HERE / "results.json", readme: Path = HERE / "README.
     lines = _machine(r)
     for key, b in r["benchmarks"].items():
         kind = b.get("benchmark", key)
-        lines += RENDER[kind](b) if kind in RENDER else _generic(key, b)
+        section = RENDER[kind](b) if kind in RENDER else _generic(key, b)
+        if b.get("date") and b["date"] != r["date"]:  # from an earlier (full) run
+            section[0] += f" (run {b['date']}" + (f", commit {b['commit']})" if b.get("commit") else ")")
+        lines += section
     text = readme.read_text(encoding="utf-8")
     head, rest = text.split(START, 1)
     _, tail = rest.split(END, 1)

@@ -78,7 +78,8 @@ def main() -> None:
         if done.returncode != 0 or not lines:
             record["failed"].append(name)
             continue
-        record["benchmarks"][name] = {**json.loads(lines[-1]), "date": now}
+        record["benchmarks"][name] = {**json.loads(lines[-1]), "date": now,
+                                      "commit": record["versions"].get("agenteval_commit")}
     record["loadavg_end"] = loadavg()
     out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     print(f"recorded in {args.out}")
