@@ -39,9 +39,6 @@ UNRESOLVED_UTILIZATION = (
     "(or the flag in the data) decides whether the answer used them"
 )
 
-PROGRESS_MIN_ITEMS = 5000
-"""Runs with fewer interactions finish too fast to need a progress bar."""
-
 __all__ = ["Agentic", "pass_at_k", "pass_pow_k", "pass_at_k_unbiased", "pass_pow_k_unbiased"]
 
 
@@ -75,6 +72,7 @@ class Agentic:
         eos_json_clause: str = "```",
         strict: bool = False,
         include_history: bool = False,
+        progress: bool | None = None,
         **retriever_kwargs: Any,
     ) -> AgenticResults:
         """Evaluate every conversation and return per-conversation and suite results.
@@ -93,6 +91,8 @@ class Agentic:
             strict: raise JudgeError when a judge call fails instead of reporting it (budget
                 cuts and missing references stay reported).
             include_history: show the judge the conversation's earlier turns.
+            progress: None shows progress bars once a phase takes more than a moment, False
+                turns them off (the judge's too), True always shows them.
         """
         if k is None:
             raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
@@ -113,7 +113,7 @@ class Agentic:
             mode=mode,
         )
         return evaluate(datasets, judge, settings, strict=strict, include_history=include_history,
-                        verbose=verbose)
+                        verbose=verbose, progress=progress)
 
 
 def evaluate(
@@ -124,17 +124,21 @@ def evaluate(
     strict: bool = False,
     include_history: bool = False,
     verbose: bool = False,
+    progress: bool | None = None,
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch) for i, ds in enumerate(datasets)
              for j, batch in enumerate(ds.conversation)]
+    if progress is not None and hasattr(judge, "progress"):
+        judge.progress = progress  # one switch for every phase's bar
     run = judge.start_run()
     outcomes = judge.judge_answers([_answer_item(s, include_history) for s in slots])
     _raise_if_strict(strict, outcomes, slots)
 
-    tools = [_score_tools(s.batch, settings) for s in _progress(slots, "scoring tool use")]
+    tools = [_score_tools(s.batch, settings)
+             for s in _progress(slots, "scoring tool use", progress)]
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
     per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
@@ -145,6 +149,9 @@ def evaluate(
 
     n = np.array([sum(r.is_correct is not None for r in rs) for rs in per_conversation])
     c = np.array([sum(r.is_correct is True for r in rs) for rs in per_conversation])
+    # Interactions and judgments are different units: keep both, named (issue 9).
+    run.details["interactions"] = {"total": len(slots), "judged": int(n.sum()),
+                                   "not_judged": len(slots) - int(n.sum())}
     est = without_data(settings.mode.estimate(n, c, settings.k), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
@@ -181,13 +188,11 @@ def evaluate(
     return results
 
 
-def _progress(items: Sequence[Any], desc: str) -> Any:
-    """A progress bar on long runs in a terminal or notebook; silent otherwise."""
-    if len(items) < PROGRESS_MIN_ITEMS:
-        return items
-    from tqdm.auto import tqdm
+def _progress(items: Sequence[Any], desc: str, enabled: bool | None) -> Any:
+    """Progress once a phase takes more than a moment (see :mod:`agenteval.judge.progress`)."""
+    from agenteval.judge.progress import iterate
 
-    return tqdm(items, desc=desc, disable=None, leave=False)
+    return iterate(items, desc, enabled=enabled)
 
 
 def _answer_item(slot: _Slot, include_history: bool) -> AnswerItem:
