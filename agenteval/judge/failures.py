@@ -102,47 +102,25 @@ class Failed:
     cached: bool = False
 
 
-def fault_code(exc: BaseException) -> str:
-    """The code of one transport fault (a raised openai/JSON exception)."""
-    import openai
-
-    if isinstance(exc, EmptyChoices):
-        return "empty_choices"
-    if isinstance(exc, openai.APITimeoutError):
-        return "timeout"
-    if isinstance(exc, openai.APIConnectionError):
-        return "connection"
-    if isinstance(exc, (openai.APIResponseValidationError, json.JSONDecodeError)):
-        return "broken_body"
-    if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        return "http_429" if status == 429 else "http_5xx" if status >= 500 else "http_4xx"
-    return "other"
-
-
 def describe(exc: BaseException, reasks: int) -> tuple[str, str]:
     """(code, one-line cause): the innermost meaningful error, with the HTTP status if any.
 
     ``reasks`` is the number of re-asks actually sent for this judgment.
     """
-    import openai
-
     transport = find(exc, TransportError)
     if transport is not None:
         fault = transport.__cause__ or transport
         tries = transport.retries  # type: ignore[attr-defined]
         code = transport.code  # type: ignore[attr-defined]
         after = f" (after {tries} retr{'y' if tries == 1 else 'ies'})" if tries else ""
-        if isinstance(fault, openai.APIStatusError):
-            return code, (f"HTTP {fault.status_code} ({type(fault).__name__}): {short(fault)}"
-                          f"{after}")
-        for kind, what in ((openai.APITimeoutError, "request timed out"),
-                           (openai.APIConnectionError, "connection error"),
-                           ((json.JSONDecodeError, openai.APIResponseValidationError),
-                            "response body is not a valid completion"),
-                           (EmptyChoices, "empty completion")):
-            if isinstance(fault, kind):
-                return code, f"{what} ({type(fault).__name__}): {short(fault)}{after}"
+        status = getattr(fault, "status_code", None)
+        if status is not None:
+            return code, f"HTTP {status}: {short(str(fault).removeprefix(f'HTTP {status}: '))}{after}"
+        what = {"timeout": "request timed out", "connection": "connection error",
+                "broken_body": "response body is not a valid completion",
+                "empty_choices": "empty completion"}.get(code)
+        if what is not None:
+            return code, f"{what} ({type(fault).__name__}): {short(fault)}{after}"
         return code, f"{type(fault).__name__}: {short(fault)}{after}"
     for kind, code in ((DeadlineReached, "deadline"), (FailFast, "fail_fast"),
                        (ReplyCut, "truncated")):

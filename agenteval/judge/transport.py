@@ -5,9 +5,8 @@ retries transport faults (429 honouring ``retry-after``, 5xx, 408/409, timeouts,
 errors, a 200 whose body is not JSON or has no ``choices``) with jittered exponential backoff,
 and stops the whole run at the first 401/403 (:class:`AuthFailed`) or once a streak of identical
 faults shows the server is down (:class:`FailFast`). The openai client's own retries are off, so
-every request is seen and counted. The request body is posted as built (``client.post``): the
-SDK's per-call parameter transformation is skipped, since the templates already hold valid
-request fields.
+every request is seen and counted. Requests go out through one httpx pool per batch
+(:class:`HTTPClient`); the openai SDK only lends a ready client's settings.
 """
 
 from __future__ import annotations
@@ -27,7 +26,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from agenteval.errors import ConfigError
 from agenteval.judge.failures import (AuthFailed, BudgetExhausted, DeadlineReached,
-                                      EmptyChoices, FailFast, TransportError, fault_code)
+                                      EmptyChoices, FailFast, TransportError)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 RETRY_STATUS = frozenset({408, 409, 429})
@@ -138,22 +137,65 @@ def server_slots(base_url: str, api_key: str | None, *, timeout: float = 2.0) ->
     return None
 
 
-def make_client(source: Any, *, base_url: str, api_key: str | None, timeout: float) -> Any:
-    """A fresh async client bound to the running loop, with the SDK's own retries off."""
-    import openai
+class StatusError(Exception):
+    """A reply with an HTTP error status (``status_code``, ``response.headers``, ``body``)."""
 
+    def __init__(self, status_code: int, response: Any, body: Any) -> None:
+        detail = body.get("error", body) if isinstance(body, dict) else body
+        if isinstance(detail, dict):
+            detail = detail.get("message") or detail
+        super().__init__(f"HTTP {status_code}: {str(detail)[:200]}")
+        self.status_code = status_code
+        self.response = response
+        self.body = body
+
+
+class HTTPClient:
+    """POSTs chat completions over one httpx connection pool, bound to the running loop.
+
+    The openai SDK is used only to read a ready client's settings (URL, key, headers): its
+    per-request machinery (parameter transformation, typed response models) costs about a
+    millisecond of CPU per call, the whole of the client's budget at a local server.
+    """
+
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: float) -> None:
+        import httpx2
+
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.headers = headers
+        self.http = httpx2.AsyncClient(timeout=timeout, limits=httpx2.Limits(
+            max_connections=1000, max_keepalive_connections=100, keepalive_expiry=5.0))
+
+    async def complete(self, body: dict[str, Any], timeout: float) -> Completion:
+        """One request: the completion, or StatusError / an httpx error / a broken body."""
+        content = json.dumps(body, separators=(",", ":")).encode("ascii")
+        response = await self.http.post(self.url, content=content, headers=self.headers,
+                                        timeout=timeout)
+        if response.status_code >= 400:
+            try:
+                detail: Any = response.json()
+            except ValueError:
+                detail = response.text[:200]
+            raise StatusError(response.status_code, response, detail)
+        return Completion.parse(response.content)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+def make_client(source: Any, *, base_url: str, api_key: str | None, timeout: float) -> HTTPClient:
+    """A fresh client for this event loop; a ready openai client lends its URL, key and headers."""
     quiet_library_loggers()
-    http = openai.DefaultAsyncHttpx2Client()
-    if isinstance(source, openai.AsyncOpenAI):
-        return source.copy(http_client=http, max_retries=0, timeout=timeout)
-    if source is not None:  # a sync client: same settings, async transport
-        return openai.AsyncOpenAI(
-            api_key=source.api_key, base_url=base_url,
-            organization=getattr(source, "organization", None),
-            project=getattr(source, "project", None),
-            http_client=http, max_retries=0, timeout=timeout)
-    return openai.AsyncOpenAI(api_key=api_key, base_url=base_url, http_client=http,
-                              max_retries=0, timeout=timeout)
+    if source is not None:
+        headers = {**dict(getattr(source, "default_headers", {}) or {}),
+                   **dict(getattr(source, "auth_headers", {}) or {})}
+        headers = {k: v for k, v in headers.items() if isinstance(v, str)}
+        return HTTPClient(str(source.base_url), headers, timeout)
+    headers = {"Content-Type": "application/json", "Accept": "application/json",
+               "User-Agent": "agenteval-judge"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return HTTPClient(base_url, headers, timeout)
 
 
 def quiet_library_loggers() -> None:
@@ -214,8 +256,6 @@ async def send(client: Any, body: dict[str, Any], state: RunState, stats: Any) -
     Gives up with ``TransportError`` (the fault chained), never with the raw fault, so that the
     layer above cannot mistake an unreadable body for an invalid verdict.
     """
-    from openai.types.chat import ChatCompletion
-
     policy, run = state.policy, state.run
     attempt = 0
     while True:
@@ -235,11 +275,7 @@ async def send(client: Any, body: dict[str, Any], state: RunState, stats: Any) -
         if attempt == 0 and stats is not None:
             stats.sends += 1
         try:
-            response = await client.post("/chat/completions", body=body, cast_to=ChatCompletion,
-                                         options={"security": {"bearer_auth": True},
-                                                  "timeout": timeout})
-            if not getattr(response, "choices", None):
-                raise EmptyChoices()
+            response = await client.complete(body, timeout)
         except Exception as exc:
             status = getattr(exc, "status_code", None)
             if status in (401, 403):
@@ -264,6 +300,40 @@ async def send(client: Any, body: dict[str, Any], state: RunState, stats: Any) -
         return response
 
 
+class Completion:
+    """Attribute access over a completion's JSON (``.choices[0].message.content`` ...).
+
+    Parsing the reply into the SDK's typed models costs more CPU than the rest of a request;
+    the judge reads five fields, so it reads them from the JSON directly.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    @classmethod
+    def parse(cls, raw: bytes) -> Completion:
+        """The completion in ``raw``; JSONDecodeError if it is not JSON, EmptyChoices if empty."""
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise json.JSONDecodeError("a completion must be a JSON object", str(data)[:40], 0)
+        choices = data.get("choices")
+        if not choices or not isinstance(choices, list):
+            raise EmptyChoices()
+        if not all(isinstance(c, dict) and isinstance(c.get("message"), dict) for c in choices):
+            raise json.JSONDecodeError("a choice without a message", str(choices)[:40], 0)
+        return cls(data)
+
+    def __getattr__(self, name: str) -> Any:
+        value = self._data.get(name)
+        if isinstance(value, dict):
+            return Completion(value)
+        if isinstance(value, list):
+            return [Completion(v) if isinstance(v, dict) else v for v in value]
+        return value
+
+
 def account(response: Any, run: Any, stats: Any) -> None:
     """Add a response's token usage to the run and to the judgment's own counters."""
     usage = getattr(response, "usage", None)
@@ -279,14 +349,9 @@ def account(response: Any, run: Any, stats: Any) -> None:
 
 def retryable(exc: BaseException) -> bool:
     """Transport faults and unreadable bodies are retried; other statuses are not."""
-    import openai
-
-    if isinstance(exc, (openai.APITimeoutError, openai.APIConnectionError,
-                        openai.APIResponseValidationError, json.JSONDecodeError, EmptyChoices)):
-        return True
-    if isinstance(exc, openai.APIStatusError):
+    if isinstance(exc, StatusError):
         return exc.status_code in RETRY_STATUS or exc.status_code >= 500
-    return False
+    return fault_code(exc) in ("timeout", "connection", "broken_body", "empty_choices")
 
 
 def backoff(exc: BaseException, attempt: int, policy: Policy) -> float:
@@ -322,6 +387,24 @@ def retry_after(exc: BaseException) -> float | None:
     except (TypeError, ValueError):
         return None
     return max(when.timestamp() - time.time(), 0.0)
+
+
+def fault_code(exc: BaseException) -> str:
+    """The code of one transport fault (see :mod:`agenteval.judge.failures`)."""
+    import httpx2
+
+    if isinstance(exc, EmptyChoices):
+        return "empty_choices"
+    if isinstance(exc, httpx2.TimeoutException):
+        return "timeout"
+    if isinstance(exc, (httpx2.TransportError, OSError)):
+        return "connection"
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError, httpx2.DecodingError)):
+        return "broken_body"
+    if isinstance(exc, StatusError):
+        status = exc.status_code
+        return "http_429" if status == 429 else "http_5xx" if status >= 500 else "http_4xx"
+    return "other"
 
 
 def _status_detail(exc: BaseException) -> str:

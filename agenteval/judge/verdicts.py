@@ -38,7 +38,7 @@ GRADE_MEANINGS = {
 }
 """What each grade means (also what the prompt tells the model)."""
 
-REASON_MAX_CHARS = 200
+REASON_MAX_CHARS = 160
 """Bound on a verdict's reasoning (characters); list items get :data:`ITEM_REASON_MAX_CHARS`."""
 
 ITEM_REASON_MAX_CHARS = 160

@@ -98,7 +98,7 @@ def test_real_model_rag_verdicts_are_typed_and_cached(llama_server, tmp_path):
 
 
 DEMO = Path(__file__).resolve().parents[2] / "data" / "agentic_demo.jsonl"
-FIRST_OF_EACH_TASK = (0, 7, 14, 22, 31, 38, 48, 57, 65)
+FIRST_OF_EACH_TASK = (0, 7, 14, 22, 31)
 HANG_GUARD_S = 900.0
 """Not a speed target: only catches a run that hangs (main once took over 15 minutes)."""
 
@@ -122,7 +122,7 @@ def test_real_model_judges_the_demo_at_default_settings(llama_server, tmp_path):
     elapsed = time.monotonic() - started
     interactions = [r for m in results for r in m.interactions]
     scored = [r.score for r in interactions if r.score is not None]
-    assert len(interactions) == 17
+    assert len(interactions) == 11
     assert len(scored) >= 0.9 * len(interactions), [r.judge_error for r in interactions]
     assert all(s in GRADES for s in scored)
     assert judge.run_record.details["concurrency"] == 2  # asked the server: 2 slots
