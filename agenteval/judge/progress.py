@@ -1,6 +1,6 @@
 """Progress for judging phases: counts, rate, errors so far, time left (``tqdm.auto``).
 
-A widget in notebooks, text on stderr elsewhere, shown only once a phase has taken more than
+A widget in notebooks (none when ipywidgets is missing), text on stderr elsewhere, shown only once a phase has taken more than
 :data:`DELAY` seconds (a fast run prints nothing). ``enabled=False`` turns it off (``--quiet``);
 ``None`` shows it on a terminal or in a notebook, and on other streams (CI logs) with updates at
 most every :data:`LOG_INTERVAL` seconds so a log is not flooded.
@@ -27,9 +27,11 @@ class Progress:
         self._bar: Any = None
         if enabled is False or total <= 0:
             return
+        notebook = "ipykernel" in sys.modules
+        if notebook and not _has_widgets():
+            return  # a notebook shows progress as a widget; without ipywidgets, none
         from tqdm.auto import tqdm
 
-        notebook = "ipykernel" in sys.modules
         tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
         options: dict[str, Any] = {"mininterval": 0.2 if (tty or notebook) else LOG_INTERVAL}
         if enabled is None:
@@ -57,6 +59,12 @@ class Progress:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _has_widgets() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ipywidgets") is not None
 
 
 def iterate(items: Any, desc: str, *, enabled: bool | None = None) -> Any:

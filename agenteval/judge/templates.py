@@ -18,7 +18,7 @@ shapes, same re-ask messages), without instructor's per-request model preparatio
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -60,7 +60,6 @@ class Template:
     bos: str = "```json"
     eos: str = "```"
     reasoning_max: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def messages(self, base: list[dict[str, str]]) -> list[dict[str, str]]:
         """The first request's messages: ``base`` with this mode's format instructions."""

@@ -20,7 +20,7 @@ import random
 import re
 import time
 import urllib.request
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
@@ -233,7 +233,6 @@ class RunState:
     streak: int = 0
     stopped: FailFast | None = None
     auth: AuthFailed | None = None
-    job_stats: dict[int, Any] = field(default_factory=dict)
 
     def note_fault(self, code: str) -> None:
         if code not in STREAK_CODES:

@@ -245,3 +245,28 @@ def test_every_phase_shows_progress_and_quiet_silences_it(make_judge, fake_serve
 
     Agentic.run(DEMO, make_judge(cache=False), 3, progress=False)
     assert capsys.readouterr().err == ""
+
+
+# ---- the CLI flags -----------------------------------------------------------------------------
+
+def test_cli_judge_flags_reach_the_judge(fake_server, tmp_path, capsys, monkeypatch):
+    from agenteval.cli import build_parser, main
+    from agenteval.cli.run import make_judge
+
+    args = build_parser().parse_args(
+        ["run", DEMO, "--k", "3", "--judge", "llm", "--judge-model", "m", "--base-url",
+         fake_server.base_url, "--timeout", "7", "--deadline", "90", "--retry-failed",
+         "--quiet", "--no-cache"])
+    judge = make_judge(args)
+    assert (judge.timeout, judge.deadline, judge.retry_failed, judge.progress) == \
+        (7.0, 90.0, True, False)
+    assert judge.max_concurrency is None  # ask the server
+
+    code = main(["run", DEMO, "--k", "3", "--judge", "llm", "--judge-model", "m", "--base-url",
+                 fake_server.base_url, "--quiet", "--cache", str(tmp_path / "c.sqlite3")])
+    captured = capsys.readouterr()
+    assert code == 0 and captured.err == ""
+    line = next(x for x in captured.out.splitlines() if x.startswith("interactions:"))
+    assert "not judged" in line and "answers:" in line and "judgments" in line
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["run", DEMO, "--k", "3", "--timeout", "x"])
