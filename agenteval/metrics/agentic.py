@@ -267,17 +267,20 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure,
     if isinstance(outcome, JudgeFailure):
         return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
                                  tool_correctness=tool, is_correct=None,
-                                 judge_error=f"{outcome.kind}: {outcome.cause}")
+                                 judge_error=f"{outcome.kind}: {outcome.cause}",
+                                 judge_error_code=outcome.code or outcome.kind)
     score = float(outcome.score)
     correct: bool | None = score >= settings.threshold and (tool is None or tool.is_correct)
-    error = None
+    error = code = None
     if tool_failure is not None and score >= settings.threshold:
         best = _score_tools(batch, settings, utilization_override=1.0)
         if best is not None and best.is_correct:  # full utilisation would pass: unknown
             correct = None
             error = f"tool-result use: {tool_failure.kind}: {tool_failure.cause}"
+            code = tool_failure.code or tool_failure.kind
     return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=outcome.reasoning,
-                             tool_correctness=tool, is_correct=correct, judge_error=error)
+                             tool_correctness=tool, is_correct=correct, judge_error=error,
+                             judge_error_code=code)
 
 
 def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:

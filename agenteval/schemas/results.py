@@ -56,6 +56,9 @@ class InteractionResult(BaseModel):
         description="score >= threshold and (if tools apply) tools correct; None on a judge error."
     )
     judge_error: str | None = Field(default=None, description="Why the judge could not score it.")
+    judge_error_code: str | None = Field(
+        default=None, description="The failure's stable code for grouping (JudgeFailure.code, "
+        "e.g. 'invalid_verdict', 'timeout', 'budget'; the kind when it has none).")
 
 
 class AgenticMetric(BaseModel):

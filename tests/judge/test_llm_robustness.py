@@ -157,6 +157,8 @@ def test_interactions_and_judgments_are_counted_apart(make_judge, fake_server):
     for p in phases.values():
         assert p["verdicts"] + p["errors"] + p["budget"] == p["items"]
     assert results.summary().judge["interactions"] == details["interactions"]
+    # every unjudged interaction says why, with a code a report can group on
+    assert {r.judge_error_code for r in interactions if r.is_correct is None} == {"budget"}
 
 
 # ---- untrusted text ---------------------------------------------------------------------------
