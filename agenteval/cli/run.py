@@ -5,14 +5,20 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
-from collections import Counter
+import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
 from agenteval.errors import AgentEvalError, ConfigError
 
 FORMATS = ("table", "json", "csv")
+DEFAULT_K = 3
+"""k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
+DEFAULT_MIN_JUDGED = 0.95
+"""Share of interactions that must get a verdict for the run to exit 0."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -20,11 +26,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="evaluate a file of agent conversations",
                          description="Evaluate a file of agent conversations (.jsonl, .json, or "
                          "OpenAI-style traces) and print per-conversation and suite results.")
-    run.add_argument("data", type=Path, help="conversations: .jsonl (one per line) or .json (a list)")
-    run.add_argument("--k", type=int, required=True, help="attempts for pass@k / pass^k (>= 1)")
-    run.add_argument("--mode", choices=("frequentist", "bayesian"), default="frequentist",
-                     help="frequentist: plug-in estimates with Wilson intervals; bayesian: exact "
-                     "conjugate Beta-Binomial posterior (default: %(default)s)")
+    run.add_argument("data", type=Path, nargs="+",
+                     help="conversations: .jsonl (one per line) or .json (a list), tau-bench "
+                     "results (.json) or Inspect AI logs (.eval / .json); several files = "
+                     "several agents")
+    run.add_argument("--k", type=int, default=DEFAULT_K,
+                     help="attempts for pass@k / pass^k, >= 1 (default: %(default)s)")
+    run.add_argument("--mode", choices=MODES, default="bayesian",
+                     help="bayesian: exact conjugate Beta-Binomial posterior; frequentist: plug-in "
+                     "estimates with Wilson intervals; hierarchical: partial pooling per agent "
+                     "(PyMC NUTS); empirical-bayes: the same model fitted by optimisation "
+                     "(default: %(default)s; the Python API defaults to FrequentistMode() like "
+                     "Fair Forge)")
     run.add_argument("--threshold", type=float, default=0.7,
                      help="judge score an answer needs to count as correct (default: %(default)s)")
     run.add_argument("--tool-threshold", type=float, default=1.0,
@@ -34,12 +47,52 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="frequentist mode: interval for rates (default: wilson)")
     run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"),
                      help="bayesian mode: Beta(A, B) prior (default: 1 1)")
-    run.add_argument("--out", type=Path, help="directory to write results files into")
+    run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
+                     "CSV files and results.json (reload with agenteval show)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
-    run.add_argument("--quiet", action="store_true",
-                     help="no progress bars (they appear on stderr once a phase takes a moment)")
-    judge = run.add_argument_group("judge")
+    run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
+                     help="exit 1 when fewer than this share of interactions got a verdict "
+                     "(default: %(default)s; 0 accepts any run that judged something)")
+    given = run.add_argument_group("logs and given outcomes")
+    given.add_argument("--input-format", choices=("auto", "agenteval", "taubench", "inspect"),
+                       default="auto", help="how to read the data files (default: %(default)s: "
+                       "by suffix and content)")
+    given.add_argument("--scorer", help="Inspect logs with several scorers: the one that gives "
+                       "the outcome")
+    given.add_argument("--outcome-threshold", type=float,
+                       help="value a given outcome or score (reward) needs to be a success "
+                       "(default: within 1e-6 of 1)")
+    given.add_argument("--argument-matching", action="append", metavar="KEY=RULE",
+                       help="how tool arguments are compared, repeatable: KEY is '*', TOOL, "
+                       "TOOL.FIELD or *.FIELD; RULE is exact (default), normalized, numeric, "
+                       "numeric:TOL, subset, superset, ignore (e.g. '*.city=normalized')")
+    pick = run.add_argument_group("selection")
+    pick.add_argument("--agent", action="append", metavar="ID",
+                      help="evaluate only this assistant_id (repeat for several)")
+    pick.add_argument("--task", action="append", metavar="ID",
+                      help="evaluate only this task_id (repeat for several)")
+    pick.add_argument("--limit", type=int, metavar="N",
+                      help="evaluate only the first N conversations (after --agent / --task)")
+    bayes = run.add_argument_group("hierarchical mode (PyMC NUTS)")
+    bayes.add_argument("--draws", type=int, help="posterior draws per chain (default: 1000)")
+    bayes.add_argument("--tune", type=int, help="tuning steps per chain (default: 1000)")
+    bayes.add_argument("--chains", type=int, help="chains (default: 4)")
+    bayes.add_argument("--cores", type=int, help="processes for the chains (default: 1)")
+    bayes.add_argument("--target-accept", type=float, help="NUTS target acceptance (default: 0.9)")
+    bayes.add_argument("--nuts-sampler", choices=("auto", "pymc", "nutpie"),
+                       help="NUTS implementation (default: auto = nutpie when installed)")
+    bayes.add_argument("--seed", type=int, help="random seed of all sampling (default: 42)")
+    add_judge_arguments(run)
+    run.set_defaults(handler=run_command)
+    return run
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The judge flags (shared by every subcommand that judges; see :func:`make_judge`)."""
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars (they appear on stderr once a phase takes a moment)")
+    judge = parser.add_argument_group("judge")
     judge.add_argument("--judge", choices=("offline", "llm"), default="offline",
                        help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
     judge.add_argument("--judge-model", help="model name for --judge llm")
@@ -63,22 +116,32 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
     judge.add_argument("--plain-text", action="store_true",
                        help="ask for a fenced JSON block instead of structured output")
-    run.set_defaults(handler=run_command)
-    return run
+
+
+MODES = ("frequentist", "bayesian", "hierarchical", "empirical-bayes")
+_SAMPLER_FLAGS = ("draws", "tune", "chains", "cores", "target_accept", "nuts_sampler")
 
 
 def make_mode(args: argparse.Namespace) -> Any:
     from agenteval.statistical.modes import BayesianMode, FrequentistMode
 
-    if args.mode == "bayesian":
+    mode = args.mode
+    given = {f: getattr(args, f, None) for f in _SAMPLER_FLAGS if getattr(args, f, None) is not None}
+    if given and mode != "hierarchical":
+        flag = next(iter(given)).replace("_", "-")
+        raise ConfigError(f"--{flag} applies to --mode hierarchical")
+    seed = {} if getattr(args, "seed", None) is None else {"rng_seed": args.seed}
+    if mode in ("bayesian", "hierarchical", "empirical-bayes"):
         if args.interval is not None:
             raise ConfigError("--interval applies to --mode frequentist; bayesian intervals are "
-                              "exact posterior quantiles")
+                              "posterior quantiles")
         a, b = args.prior if args.prior is not None else (1.0, 1.0)
-        return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b)
+        method = {"bayesian": "conjugate", "empirical-bayes": "empirical_bayes"}.get(mode, mode)
+        return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b,
+                            method=method, **seed, **given)
     if args.prior is not None:
         raise ConfigError("--prior applies to --mode bayesian")
-    return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson")
+    return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson", **seed)
 
 
 _LLM_ONLY = ("judge_model", "base_url", "api_key_env", "max_concurrency", "max_calls", "cache",
@@ -117,16 +180,26 @@ def make_judge(args: argparse.Namespace) -> Any:
 def run_command(args: argparse.Namespace) -> int:
     from agenteval.metrics.agentic import Agentic
 
-    if not args.data.exists():
-        raise AgentEvalError(f"{args.data}: no such file")
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise AgentEvalError(f"--out {args.out}: exists and is not a directory")
-    results = Agentic.run(str(args.data), make_judge(args), args.k, threshold=args.threshold,
-                          tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
-                          strict=args.strict,
-                          progress=False if getattr(args, "quiet", False) else None)
+    for path in args.data:
+        check_data_path(path)
+    check_unit_flag("--min-judged", args.min_judged)
+    judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     if args.out is not None:
-        write_outputs(results, args.out)
+        check_out_dir(args.out)
+    datasets = select(load_for_run(args), agents=args.agent, tasks=args.task, limit=args.limit)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
+                              tool_threshold=args.tool_threshold, statistical_mode=mode,
+                              strict=args.strict, outcome_threshold=args.outcome_threshold,
+                              argument_matching=parse_argument_matching(args.argument_matching),
+                              progress=False if getattr(args, "quiet", False) else None)
+        record_provenance(results, args)
+        results.summary()
+        if args.out is not None:
+            write_outputs(results, args.out)
+            write_run_report(results, args.out, datasets)
+    _print_warnings(caught)
     out = sys.stdout
     if args.format == "json":
         json.dump(results.to_json(), out, indent=2)
@@ -136,22 +209,153 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         out.write(format_table(results) + "\n")
         if args.out is not None:
-            out.write(f"\nwrote results to {args.out}/\n")
-    return _report_judge_errors(results)
+            out.write(f"\nwrote results to {args.out}/ (open {args.out / 'report.html'} in a "
+                      f"browser; `agenteval show {args.out}` prints this summary again)\n")
+    return judged_policy(results, min_judged=args.min_judged)
 
 
-def _report_judge_errors(results: Any) -> int:
-    """Warn about unjudged interactions with their causes; exit 1 when nothing could be judged."""
-    causes: Counter[str] = Counter(r.judge_error for m in results for r in m.interactions
-                                   if r.judge_error)
-    if causes:
-        total = sum(causes.values())
-        print(f"agenteval: warning: {total} interaction(s) could not be judged and were left out "
-              "of n and c; most frequent causes:", file=sys.stderr)
-        for cause, count in causes.most_common(3):
-            print(f"  {count} x {cause[:300]}", file=sys.stderr)
-    if sum(m.total_interactions for m in results) == 0:
+def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
+    """``["*.city=normalized", "book=subset"]`` -> ``{"*.city": "normalized", "book": "subset"}``."""
+    if not items:
+        return None
+    rules: dict[str, str] = {}
+    for item in items:
+        key, sep, rule = item.partition("=")
+        if not sep or not key.strip() or not rule.strip():
+            raise ConfigError(f"--argument-matching {item!r}: expected KEY=RULE, e.g. "
+                              "'*.city=normalized' or 'book_flight=subset'")
+        rules[key.strip()] = rule.strip()
+    return rules
+
+
+def _print_warnings(caught: list[Any]) -> None:
+    """agenteval's own warnings (not identified, failed diagnostics) as one line each on stderr."""
+    seen = set()
+    for w in caught:
+        text = str(w.message)
+        if not text.startswith("agenteval:") or text in seen:
+            continue
+        seen.add(text)
+        print(text.replace("agenteval: ", "agenteval: warning: ", 1), file=sys.stderr)
+
+
+def check_data_path(path: Path) -> None:
+    """One line that says what to do for the paths a user commonly gets wrong."""
+    if not path.exists():
+        raise AgentEvalError(f"{path}: no such file")
+    if path.is_dir():
+        hint = ""
+        if (path / "results.json").exists():
+            hint = f"; to print the summary of that past run use: agenteval show {path}"
+        else:
+            files = sorted(p.name for p in path.iterdir() if p.suffix.lower() in (".jsonl", ".json"))
+            if files:
+                hint = f", e.g. {path / files[0]}"
+        raise AgentEvalError(f"{path}: is a directory; pass one .jsonl or .json file of "
+                             f"conversations (or log files, e.g. {path}/*.eval){hint}")
+
+
+def check_unit_flag(flag: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise ConfigError(f"{flag} must be a share in [0, 1], got {value}")
+
+
+def check_out_dir(out: Path) -> None:
+    """Fail before judging, not after, when the results could not be written."""
+    if out.exists() and not out.is_dir():
+        raise AgentEvalError(f"--out {out}: exists and is not a directory; choose a directory "
+                             "path (it is created if missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise AgentEvalError(f"--out {out}: cannot write there ({reason}); choose a directory "
+                             "you can write to, e.g. --out out/run1") from None
+
+
+def load_for_run(args: argparse.Namespace) -> list[Any]:
+    """The conversations of ``args.data`` (one file, or several: one per agent), validated."""
+    from agenteval.core.retriever import load_datasets
+
+    paths = [str(p) for p in args.data]
+    return load_datasets(paths[0] if len(paths) == 1 else paths,
+                         input_format=args.input_format, scorer=args.scorer)
+
+
+def select(datasets: list[Any], *, agents: list[str] | None, tasks: list[str] | None,
+           limit: int | None) -> list[Any]:
+    """Keep the conversations of the given agents and tasks, then the first ``limit``."""
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be an integer >= 1, got {limit}")
+    chosen = datasets
+    for flag, wanted, attr in (("--agent", agents, "assistant_id"), ("--task", tasks, "task_id")):
+        if not wanted:
+            continue
+        present = {getattr(d, attr) for d in chosen}
+        missing = [w for w in wanted if w not in present]
+        if missing:
+            known = sorted(str(v) for v in present if v is not None)
+            shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
+            raise ConfigError(f"{flag} {missing[0]}: no such {attr} among the selected "
+                              f"conversations (have: {shown or 'none'})")
+        chosen = [d for d in chosen if getattr(d, attr) in wanted]
+    return chosen[:limit] if limit is not None else chosen
+
+
+def record_provenance(results: Any, args: argparse.Namespace) -> None:
+    """The command line and data file go into the results' manifest."""
+    from agenteval.results_io import describe_source
+
+    if len(args.data) == 1:
+        data = describe_source(args.data[0])
+    else:  # several logs: no one path to re-read, each file hashed
+        files = [describe_source(p) for p in args.data]
+        data = {"path": " ".join(str(p) for p in args.data), "files": files,
+                "bytes": sum(f["bytes"] for f in files)}
+    results.provenance.update({
+        "command": shlex.join(["agenteval", *getattr(args, "argv", [])]),
+        "data": data,
+        "input": {"format": args.input_format, "scorer": args.scorer},
+        "selection": {"agent": args.agent, "task": args.task, "limit": args.limit},
+    })
+
+
+def write_run_report(results: Any, out: Path, datasets: list[Any]) -> None:
+    """report.html, after the other outputs so it can embed the figures written next to it."""
+    from agenteval.report import write_report
+
+    write_report(results, out / "report.html", datasets=datasets, figures_dir=out)
+
+
+def judged_policy(results: Any, *, min_judged: float) -> int:
+    """Warn about unjudged interactions, grouped by kind; exit 1 below ``min_judged``.
+
+    A rate computed from the few interactions a failing judge did score is not the suite's rate,
+    so a heavily failed run must not look like a success to a script or CI job.
+    """
+    from agenteval.failures import group_failures, judged_share
+
+    judged, total = judged_share(results)
+    groups = group_failures(results)
+    if groups:
+        failed = sum(g.count for g in groups)
+        print(f"agenteval: warning: {failed} of {total} interactions ({failed / total:.1%}) could "
+              "not be judged and were left out of n and c; causes by kind:", file=sys.stderr)
+        for g in groups:
+            print(f"  {g.count} x {g.kind}", file=sys.stderr)
+            if g.example != g.kind:
+                print(f"      e.g. (session {g.session_id}) {g.example}", file=sys.stderr)
+    if judged == 0:
         print("agenteval: error: no interaction could be judged", file=sys.stderr)
+        return 1
+    share = judged / total if total else 1.0
+    if share < min_judged:
+        print(f"agenteval: error: only {judged} of {total} interactions ({share:.1%}) were "
+              f"judged, below --min-judged {min_judged:g}, so the estimates above rest on part of "
+              "the data; fix the causes listed, or pass a lower --min-judged to accept the run",
+              file=sys.stderr)
         return 1
     return 0
 
@@ -175,18 +379,26 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
+    if (df["source"] != "judged").any():  # say which conversations were graded with the data
+        view.insert(3, "attempt", df["attempt"].map(lambda a: "-" if pd.isna(a) else int(a)))
+        view.insert(4, "source", df["source"])
     summary = results.summary()
     judge = summary.judge
+    estimate = "plug-in estimate" if results.method.startswith("plug-in") else "posterior mean"
     lines = [
-        f"agenteval: {len(results)} conversations, k={k}",
+        f"agenteval: {len(results)} conversations, k={k}; per conversation: n interactions "
+        f"judged, c correct, pass@{k} / pass^{k} = {estimate} [interval] from its rate c/n",
         view.to_string(index=False),
         "",
-        "suite summary (share of fully correct conversations):",
+        "suite summary:",
         summary.to_text(),
         "",
+        *_task_lines(summary),
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
         f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}"
-        "  (judgments)",
+        "  (judgments)"
+        f"  given: conversations={judge.get('conversations_given')}"
+        f" interactions={judge.get('interactions_given')}",
         _accounting_line(judge),
     ]
     return "\n".join(lines)
@@ -203,12 +415,51 @@ def _accounting_line(judge: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
+def _task_lines(summary: Any) -> list[str]:
+    """The unbiased per-task estimators, as tau-bench (pass^k) and HumanEval (pass@k) print them."""
+    k = summary.k
+    lines = [f"  {r.group}: over {r.tasks_with_k} tasks with >= {k} attempts: "
+             f"pass@{k} = {r.unbiased_pass_at_k:.4f}, pass^{k} = {r.unbiased_pass_pow_k:.4f}"
+             for r in summary.rows if r.tasks_with_k]
+    return ["unbiased per-task estimators (mean over tasks of 1-C(n-c,k)/C(n,k) and "
+            "C(c,k)/C(n,k), as tau-bench prints pass^k):", *lines, ""] if lines else []
+
+
 def write_outputs(results: Any, out: Path) -> None:
-    """conversations.csv, interactions.csv, summary.csv and results.json in ``out``."""
+    """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
+    comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
+    posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
     out.mkdir(parents=True, exist_ok=True)
     results.to_dataframe().to_csv(out / "conversations.csv", index=False)
     results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
-    results.summary().to_dataframe().to_csv(out / "summary.csv")
+    summary = results.summary()
+    summary.to_dataframe().to_csv(out / "summary.csv")
+    results.quality().to_csv(out / "quality.csv", index=False)
+    if summary.comparisons:
+        summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
+        summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
+    if results.settings.mode.get_result_type() == "distribution":
+        write_posterior(results, out)
+
+
+def write_posterior(results: Any, out: Path) -> list[Path]:
+    """posterior.nc and the posterior figures; returns the files written."""
+    import matplotlib.pyplot as plt
+
+    from agenteval import _arviz, plots
+
+    idata = results.to_inference_data()
+    written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]
+    has_tasks = any(r.tasks for r in results.summary().rows)
+    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
+               "prior_posterior": plots.plot_prior_posterior}
+    if has_tasks:
+        figures["shrinkage"] = plots.plot_shrinkage
+    for stem, draw in figures.items():
+        fig = draw(results, idata=idata)
+        written += plots.export(fig, out / "figures" / stem, formats=("pdf", "png"), dpi=200)
+        plt.close(fig)
+    return written

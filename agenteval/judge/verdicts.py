@@ -108,6 +108,8 @@ class AttributionVerdict(_Strict):
     """Whether one statement is supported by the retrieved context."""
 
     attributed: bool = Field(description="True when the context supports the statement.")
+    node: int | None = Field(default=None, ge=0, description="Index of the node that supports "
+                             "the statement (its index attribute), or null when none does.")
     reasoning: str = Field(max_length=ITEM_REASON_MAX_CHARS,
                            description="One short sentence: which node supports it, or why none.")
 

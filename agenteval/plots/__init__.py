@@ -47,7 +47,15 @@ _RC = {
 }
 
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
-_EXPORTS: dict[str, str] = {}
+_EXPORTS: dict[str, str] = {
+    "plot_pass_posterior": "agenteval.plots.bayes",
+    "plot_forest": "agenteval.plots.bayes",
+    "plot_shrinkage": "agenteval.plots.bayes",
+    "plot_prior_posterior": "agenteval.plots.bayes",
+    "plot_difference": "agenteval.plots.compare",
+    "plot_pairwise": "agenteval.plots.compare",
+    "plot_power_curve": "agenteval.plots.compare",
+}
 
 __all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "export", "figure_axes", "paper_style",
            *sorted(_EXPORTS)]
