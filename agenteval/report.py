@@ -44,7 +44,9 @@ def write_report(results: AgenticResults, path: str | Path, *,
     """
     path = Path(path)
     figures = find_figures(figures_dir) if figures_dir is not None else []
-    path.write_text(render_report(results, datasets=datasets, figures=figures), encoding="utf-8")
+    # errors=: a lone surrogate handed in from Python must not lose the run at its last step
+    path.write_text(render_report(results, datasets=datasets, figures=figures), encoding="utf-8",
+                    errors="backslashreplace")
     return path
 
 

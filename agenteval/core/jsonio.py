@@ -3,12 +3,20 @@
 ``json`` raises ``ValueError`` for an integer of more than 4300 digits (Python's int limit) and
 ``RecursionError`` for very deep nesting; both are data problems, so callers turn ``TooDeep``
 into a ``DataError`` and huge integers become ``inf``, as ``json`` already reads ``1e5000``.
+
+A ``\\ud800``-style escape with no partner decodes to a lone surrogate, which no UTF-8 writer
+(report, CSV, request) can encode: such characters become U+FFFD with a warning, so one odd
+record never loses a run. Only texts that contain a ``\\u`` escape are walked.
 """
 
 from __future__ import annotations
 
 import json
+import re
+import warnings
 from typing import Any
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def parse_int(digits: str) -> int | float:
@@ -29,17 +37,42 @@ class TooDeep(ValueError):
 def loads(text: str) -> Any:
     """``json.loads`` with :func:`parse_int`; raises JSONDecodeError or TooDeep."""
     try:
-        return json.loads(text, parse_int=parse_int)
+        value = json.loads(text, parse_int=parse_int)
     except RecursionError:
         raise TooDeep() from None
+    return _without_lone_surrogates(value) if "\\u" in text else value
 
 
 def raw_decode(text: str, pos: int) -> tuple[Any, int]:
     """``JSONDecoder.raw_decode`` with :func:`parse_int`; raises JSONDecodeError or TooDeep."""
     try:
-        return _DECODER.raw_decode(text, pos)
+        value, end = _DECODER.raw_decode(text, pos)
     except RecursionError:
         raise TooDeep() from None
+    return (_without_lone_surrogates(value) if "\\u" in text[pos:end] else value), end
+
+
+def _without_lone_surrogates(value: Any) -> Any:
+    """``value`` with every lone surrogate in its strings (keys too) replaced by U+FFFD."""
+    found = 0
+
+    def clean(x: Any) -> Any:
+        nonlocal found
+        if isinstance(x, str):
+            fixed, n = _LONE_SURROGATE.subn("\ufffd", x)
+            found += n
+            return fixed
+        if isinstance(x, dict):
+            return {clean(k): clean(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [clean(v) for v in x]
+        return x
+
+    value = clean(value)
+    if found:
+        warnings.warn(f"{found} lone surrogate escape(s) (e.g. \\ud800, half of a UTF-16 pair) "
+                      "replaced by U+FFFD", UserWarning, stacklevel=3)
+    return value
 
 
 _DECODER = json.JSONDecoder(parse_int=parse_int)
