@@ -117,3 +117,18 @@ def test_conjugate_comparison_rests_on_the_headline_posteriors(prior: tuple[floa
         for cmp in summary.comparisons:
             if cmp.scope == "suite tasks":
                 assert getattr(cmp, side) == pytest.approx(exact[cmp.quantity], abs=0.006)
+
+
+def test_conjugate_quality_table_uses_the_headline_values() -> None:
+    """The quality labels rest on the same per-task posteriors as the suite headline: exact
+    means over tasks of B(a + c + k, b + n - c) / B(a + c, b + n - c), computed here by scipy."""
+    from scipy.special import betaln
+
+    counts = _demo_counts()
+    summary = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode(mc_samples=20_000)).summary()
+    for row in summary.quality:
+        n = np.array([v[0] for v in counts[row.unit].values()], dtype=float)
+        c = np.array([v[1] for v in counts[row.unit].values()], dtype=float)
+        a, b = 1 + c, 1 + n - c
+        assert row.pass_pow_k == pytest.approx(np.mean(np.exp(betaln(a + 3, b) - betaln(a, b))), abs=0.006)
+        assert row.pass_at_k == pytest.approx(np.mean(1 - np.exp(betaln(a, b + 3) - betaln(a, b))), abs=0.006)

@@ -149,7 +149,8 @@ def assess_agents(agent: Sequence[str], task: Sequence[str | None], success: Any
     (Bayesian: exact Beta label probabilities). ``hyper``: per agent, (mu, kappa) draws of a
     hierarchical fit over its tasks, used for the task-level posterior.
     """
-    from agenteval.statistical.compare import _group, _is_bayes, _seed, suite_mean_draws
+    from agenteval.statistical.compare import (_conjugate_priors, _group, _is_bayes, _seed,
+                                               suite_mean_draws)
     from agenteval.statistical.estimators import pass_at_k_unbiased, pass_pow_k_unbiased
 
     k = check_k(k)
@@ -163,8 +164,10 @@ def assess_agents(agent: Sequence[str], task: Sequence[str | None], success: Any
         repeated = n.size > 0 and np.any(n > 1)
         if repeated and bayes:
             rng = np.random.default_rng(_seed(mode.rng_seed, "quality", ag.name))
-            v, _ = suite_mean_draws(n, c, max(k, 2), mode.mc_samples, rng,
-                                    hyper=(hyper or {}).get(ag.name))
+            agent_hyper = (hyper or {}).get(ag.name)
+            priors = _conjugate_priors(mode, agent_hyper)  # the headline's per-task posteriors
+            v, _ = suite_mean_draws(n, c, max(k, 2), mode.mc_samples, rng, hyper=agent_hyper,
+                                    prior=None if priors is None else priors[0])
             at, pw = v[f"pass@{max(k, 2)}"], v[f"pass^{max(k, 2)}"]
             if k == 1:
                 at = pw = v["success"]
