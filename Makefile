@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench lock clean
+.PHONY: setup demo test bench lock clean lab
 
 setup: $(STAMP)
 
@@ -12,6 +12,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name agenteval --display-name 'agenteval (.venv)' >/dev/null
 	touch $(STAMP)
 
 ## Main job: the bundled demo data, offline judge, exact Bayesian mode.
@@ -28,6 +29,12 @@ $(MODEL_STAMP): $(STAMP)
 
 test: setup $(MODEL_STAMP)
 	$(BIN)/python -m pytest
+
+## JupyterLab on this machine only, in notebooks/, with the project's kernel (root needs --allow-root).
+LAB_PORT ?= 8888
+lab: setup
+	cd notebooks && ../$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser \
+	    $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
 bench: setup
 	$(BIN)/python benchmarks/run_all.py
