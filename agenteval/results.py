@@ -6,7 +6,6 @@ result keeps working) with ``summary()``, ``to_dataframe()``, ``to_json()`` and 
 
 from __future__ import annotations
 
-import html
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
@@ -135,13 +134,9 @@ class SuiteSummary(BaseModel):
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        fmt = {"float_format": lambda x: f"{x:.3f}"}
-        out = (f"<p><b>agenteval suite summary</b> (k={self.k}; {html.escape(self.method)})</p>"
-               + self.to_dataframe().to_html(**fmt))
-        if self.comparisons:
-            out += (f"<p>Agent comparisons ({html.escape(self.comparison_method)})</p>"
-                    + self.comparisons_dataframe().to_html(index=False, **fmt))
-        return out
+        from agenteval.display import summary_html
+
+        return summary_html(self)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -211,8 +206,9 @@ class AgenticResults(list[AgenticMetric]):
         })
 
     def _repr_html_(self) -> str:
-        table = self.to_dataframe().to_html(max_rows=20, float_format=lambda x: f"{x:.3f}")
-        return self.summary()._repr_html_() + f"<p>{len(self)} conversations</p>" + table
+        from agenteval.display import results_html
+
+        return results_html(self)
 
     def __repr__(self) -> str:
         return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"

@@ -103,18 +103,28 @@ def make_judge(args: argparse.Namespace) -> Any:
                     cache=cache, use_structured_output=not args.plain_text, strict=args.strict)
 
 
-def run_command(args: argparse.Namespace) -> int:
+def evaluate_args(source: Any, args: argparse.Namespace) -> Any:
+    """Run ``Agentic.run`` on ``source`` as the flags ask and write ``--out``.
+
+    Shared by ``agenteval run`` and the ``%agentic_eval`` magic, whose ``source`` may also be
+    Datasets, dicts or a DataFrame: a flag added here works in both.
+    """
     from agenteval.metrics.agentic import Agentic
 
-    if not args.data.exists():
-        raise AgentEvalError(f"{args.data}: no such file")
     if args.out is not None and args.out.exists() and not args.out.is_dir():
         raise AgentEvalError(f"--out {args.out}: exists and is not a directory")
-    results = Agentic.run(str(args.data), make_judge(args), args.k, threshold=args.threshold,
+    results = Agentic.run(source, make_judge(args), args.k, threshold=args.threshold,
                           tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
                           strict=args.strict)
     if args.out is not None:
         write_outputs(results, args.out)
+    return results
+
+
+def run_command(args: argparse.Namespace) -> int:
+    if not args.data.exists():
+        raise AgentEvalError(f"{args.data}: no such file")
+    results = evaluate_args(str(args.data), args)
     out = sys.stdout
     if args.format == "json":
         json.dump(results.to_json(), out, indent=2)

@@ -47,7 +47,9 @@ _RC = {
 }
 
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
-_EXPORTS: dict[str, str] = {}
+_EXPORTS: dict[str, str] = {
+    "plot_rate_posteriors": "agenteval.plots.summary",
+}
 
 __all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "export", "figure_axes", "paper_style",
            *sorted(_EXPORTS)]
