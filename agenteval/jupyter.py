@@ -81,7 +81,7 @@ def parse_cell(text: str, workdir: Path) -> Any:
     """The data in a ``%%agentic_eval`` cell: a file written in ``workdir`` or a list of dicts.
 
     JSON lines (every record starts with ``{``) and JSON lists are read by the file loaders, so
-    errors name the cell's line; anything else is YAML (a list of conversations, one mapping,
+    errors name the line; anything else is YAML (a list of conversations, one mapping,
     or several ``---`` documents).
     """
     stripped = text.strip()
@@ -165,15 +165,17 @@ class AgentEvalMagics(Magics):
 
 
 def _cell_error(exc: DataError, cell: str | None) -> str:
-    """Errors about the temporary file of a cell name the cell instead."""
+    """Errors about a cell's data name the cell, and the line as the cell shows it (the magic's
+    own line is line 1)."""
     if cell is None or exc.source is None:
         return str(exc)
+    line = exc.line + 1 if isinstance(exc.line, int) else exc.line
     source = str(exc.source)
     if Path(source).name in ("cell.jsonl", "cell.json"):
         source = CELL
     elif source.startswith("list"):
         source = CELL + " (YAML)" + source[len("list"):]
-    return str(DataError(exc.reason, source=source, line=exc.line, field=exc.field))
+    return str(DataError(exc.reason, source=source, line=line, field=exc.field))
 
 
 def load_ipython_extension(ipython: Any) -> None:
