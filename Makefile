@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 
-.PHONY: setup demo test bench lock clean lab
+.PHONY: setup demo test bench lock clean lab notebooks-clean
 
 setup: $(STAMP)
 
@@ -35,6 +35,10 @@ LAB_PORT ?= 8888
 lab: setup
 	cd notebooks && ../$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser \
 	    $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+## Notebooks are committed without outputs (tests/test_notebooks.py checks it).
+notebooks-clean: setup
+	$(BIN)/python tools/clean_notebooks.py notebooks/*.ipynb
 
 bench: setup
 	$(BIN)/python benchmarks/run_all.py

@@ -10,6 +10,7 @@ Moving a slider recomputes the exact conjugate posterior (``BayesianMode.estimat
 
 from __future__ import annotations
 
+import io
 from typing import Any
 
 from agenteval.errors import ConfigError
@@ -63,7 +64,7 @@ class PriorExplorer:
     def render(self) -> None:
         """Recompute at the current slider values and redraw."""
         import matplotlib.pyplot as plt
-        from IPython.display import display
+        from IPython.display import Image, display
 
         from agenteval.plots.sensitivity import plot_prior_sensitivity
         from agenteval.statistical.modes import BayesianMode
@@ -80,10 +81,12 @@ class PriorExplorer:
             f"pass^{k} = {est.pass_pow_k:.3f} [{est.pass_pow_k_low:.3f}, {est.pass_pow_k_high:.3f}]"
         )
         fig = plot_prior_sensitivity(n, c, a=a, b=b, k=k, k_max=self.k_max, ci_level=self.ci_level)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=110)
+        plt.close(fig)  # shown once, as the PNG below, whatever the matplotlib backend
         self.output.clear_output(wait=True)
         with self.output:
-            display(fig)
-        plt.close(fig)
+            display(Image(data=buffer.getvalue(), format="png"))
         self.renders += 1
 
     def _ipython_display_(self) -> None:

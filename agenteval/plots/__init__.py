@@ -8,6 +8,8 @@ their public names are re-exported here lazily.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -62,7 +64,8 @@ def _pyplot() -> Any:
     try:
         import matplotlib
 
-        matplotlib.use("Agg", force=False)
+        if "ipykernel" not in sys.modules and not os.environ.get("MPLBACKEND"):
+            matplotlib.use("Agg", force=False)  # scripts and tests; notebooks keep inline figures
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - matplotlib is part of the default install
         raise ImportError("agenteval.plots needs matplotlib: pip install 'agenteval[bayes]'") from exc
