@@ -21,7 +21,7 @@ bug and keeps its traceback.
 from __future__ import annotations
 
 import argparse
-import json
+import re
 import shlex
 import tempfile
 from collections.abc import Mapping
@@ -77,12 +77,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def parse_cell(text: str, workdir: Path) -> Any:
-    """The data in a ``%%agentic_eval`` cell: a file written in ``workdir`` or a list of dicts.
+def parse_cell(text: str, workdir: Path) -> tuple[Any, list[int] | None]:
+    """The data in a ``%%agentic_eval`` cell, and for YAML the body line where each item starts.
 
-    JSON lines (every record starts with ``{``) and JSON lists are read by the file loaders, so
-    errors name the line; anything else is YAML (a list of conversations, one mapping,
-    or several ``---`` documents).
+    JSON lines (every record starts with ``{``) and JSON lists are written to a file in
+    ``workdir`` and read by the file loaders, so errors name the line; anything else is YAML (a
+    list of conversations, one mapping, or several ``---`` documents), returned as a list.
     """
     stripped = text.strip()
     if not stripped:
@@ -92,10 +92,11 @@ def parse_cell(text: str, workdir: Path) -> Any:
     if all(line.startswith("{") for line in lines) or stripped.startswith("["):
         path = workdir / ("cell.json" if stripped.startswith("[") else "cell.jsonl")
         path.write_text(text, encoding="utf-8")
-        return path
+        return path, None
     import yaml
 
     try:
+        nodes = [n for n in yaml.compose_all(text, Loader=yaml.SafeLoader) if n is not None]
         docs = [d for d in yaml.safe_load_all(text) if d is not None]
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
@@ -103,11 +104,11 @@ def parse_cell(text: str, workdir: Path) -> Any:
         raise DataError(f"not JSON lines, and not valid YAML: {problem}", source=CELL,
                         line=None if mark is None else mark.line + 1) from None
     if len(docs) == 1 and isinstance(docs[0], list):
-        return docs[0]
+        return docs[0], [item.start_mark.line + 1 for item in nodes[0].value]
     if not all(isinstance(d, Mapping) for d in docs):
         raise DataError("expected conversations: a YAML list of mappings, one mapping, or "
                         "several '---' documents", source=CELL)
-    return docs
+    return docs, [node.start_mark.line + 1 for node in nodes]
 
 
 @magics_class
@@ -136,13 +137,14 @@ class AgentEvalMagics(Magics):
             raise UsageError(f"-o {args.output_name}: not a valid Python variable name")
         from agenteval.cli.run import evaluate_args
 
+        item_lines: list[int] | None = None
         try:
             with tempfile.TemporaryDirectory(prefix="agentic-eval-") as tmp:
-                source = (parse_cell(cell, Path(tmp)) if cell is not None
-                          else self._source(str(args.data)))
+                source, item_lines = (parse_cell(cell, Path(tmp)) if cell is not None
+                                      else (self._source(str(args.data)), None))
                 results = evaluate_args(source, args)
         except DataError as exc:
-            raise UsageError(_cell_error(exc, cell)) from None
+            raise UsageError(_cell_error(exc, cell, item_lines)) from None
         except AgentEvalError as exc:
             raise UsageError(str(exc)) from None
         except (ImportError, OSError) as exc:  # a missing extra, an unwritable --out: as the CLI
@@ -164,17 +166,19 @@ class AgentEvalMagics(Magics):
                          f"existing file (working directory: {Path.cwd()})")
 
 
-def _cell_error(exc: DataError, cell: str | None) -> str:
-    """Errors about a cell's data name the cell, and the line as the cell shows it (the magic's
-    own line is line 1)."""
+def _cell_error(exc: DataError, cell: str | None, item_lines: list[int] | None) -> str:
+    """Errors about a cell's data name the cell and the line as the cell shows it (the magic's
+    own line is line 1): the file loaders' line, or where the YAML item starts."""
     if cell is None or exc.source is None:
         return str(exc)
-    line = exc.line + 1 if isinstance(exc.line, int) else exc.line
-    source = str(exc.source)
-    if Path(source).name in ("cell.jsonl", "cell.json"):
-        source = CELL
-    elif source.startswith("list"):
-        source = CELL + " (YAML)" + source[len("list"):]
+    source, line = str(exc.source), exc.line
+    item = re.fullmatch(r"list item (\d+)", source)
+    if Path(source).name in ("cell.jsonl", "cell.json") and isinstance(line, int):
+        source, line = CELL, line + 1
+    elif item and item_lines is not None and int(item.group(1)) < len(item_lines):
+        source, line = CELL, item_lines[int(item.group(1))] + 1
+    elif source == CELL and isinstance(line, int):
+        line += 1
     return str(DataError(exc.reason, source=source, line=line, field=exc.field))
 
 

@@ -235,10 +235,10 @@ def _usage_error(shell: Any, capsys: pytest.CaptureFixture[str], code: str) -> s
     ("%%agentic_eval --k 1\n" + json.dumps(ONE) + "\n" + json.dumps(ONE),
      "%%agentic_eval cell, line 3, field 'session_id': duplicate session_id 's1'"),
     ("%%agentic_eval --k 1\n" + YAML_CELL.replace('query: "Capital of France?", ', ""),
-     "%%agentic_eval cell (YAML) item 1, field 'conversation[0].query': missing required field"),
+     "%%agentic_eval cell, line 14, field 'conversation[0].query': missing required field"),  # where the item starts
     ("%%agentic_eval --k 1\n- a: 1\n  b: c: d\n",
      "%%agentic_eval cell, line 3: not JSON lines, and not valid YAML: mapping values are not allowed"),
-    ("%%agentic_eval --k 1\n- just\n- words\n", "%%agentic_eval cell (YAML) item 0: expected a JSON object (one conversation)"),
+    ("%%agentic_eval --k 1\n- just\n- words\n", "%%agentic_eval cell, line 2: expected a JSON object (one conversation)"),
     ("%%agentic_eval --k 1\n- {a: 1}\n---\n- {b: 2}\n", "expected conversations"),
 ])
 def test_user_errors_are_one_line(shell: Any, capsys: pytest.CaptureFixture[str], code: str,
