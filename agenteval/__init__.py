@@ -26,10 +26,15 @@ _EXPORTS = {
     "BayesianMode": "agenteval.statistical.modes",
     "pass_at_k": "agenteval.statistical.estimators",
     "pass_pow_k": "agenteval.statistical.estimators",
+    "plan": "agenteval.statistical.plan",
     "Retriever": "agenteval.core.retriever",
     "load_datasets": "agenteval.core.retriever",
+    "load_results": "agenteval.results_io",
     "OfflineJudge": "agenteval.judge.offline",
     "LLMJudge": "agenteval.judge.llm",
+    "ContextualPrecision": "agenteval.metrics.rag",
+    "ContextualRecall": "agenteval.metrics.rag",
+    "load_rag_cases": "agenteval.core.rag",
 }
 
 __all__ = sorted(_EXPORTS) + ["__version__"]

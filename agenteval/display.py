@@ -24,7 +24,7 @@ MAX_ROWS = 200
 """Per-conversation rows rendered in the page; the DataFrame has them all."""
 OPEN_ROWS = 20
 """Tables up to this long start expanded; longer ones start collapsed."""
-_PROB_WORDS = ("prob",)
+_PROB_WORDS = ("prob", "p_value", "p_adjusted")
 
 _CSS = """<style>
 .agenteval {font-variant-numeric: tabular-nums;}
@@ -56,6 +56,8 @@ def _num(x: Any, name: str = "") -> str:
     if isinstance(x, int):
         return str(x)
     if isinstance(x, float):
+        if x in (0.0, 1.0) and any(w in name for w in _PROB_WORDS):
+            return f"{x:.0f}"
         if any(w in name for w in _PROB_WORDS) and (x < 0.001 or x > 0.999):
             return f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
         return f"{x:.3f}"
@@ -158,6 +160,9 @@ def _dump(model: Any) -> dict[str, Any]:
 # --------------------------------------------------------------------------- summary
 
 _SUMMARY_KNOWN = {"version", "k", "method", "rows", "comparisons", "comparison_method", "judge"}
+_FALLBACK_HEADLINE = ("conversations", "complete", "fully_correct", "rate", "rate_low",
+                      "rate_high", "pass_at_k", "pass_at_k_low", "pass_at_k_high", "pass_pow_k",
+                      "pass_pow_k_low", "pass_pow_k_high", "judge_errors")
 
 
 def _headline(row: Mapping[str, Any], k: int) -> str:
@@ -169,9 +174,13 @@ def _headline(row: Mapping[str, Any], k: int) -> str:
                   if complete is not None and complete != row["conversations"] else "")
         parts.append(f"<b>{row['fully_correct']}</b> of {row['conversations']} conversations "
                      f"fully correct{judged}")
-    for key, label in (("rate", "rate"), ("pass_at_k", f"pass@{k}"), ("pass_pow_k", f"pass^{k}")):
+    basis = {"tasks": f" (mean over {row.get('tasks')} tasks)", "pooled": " (pooled)"}.get(
+        row.get("headline"), "")
+    for key, label in (("rate", "share p"), ("pass_at_k", f"pass@{k}{basis}"),
+                       ("pass_pow_k", f"pass^{k}{basis}")):
         if key in row:
-            parts.append(f"{label} <b>{_esc(_interval(row[key], row.get(key + '_low'), row.get(key + '_high')))}</b>")
+            value = _interval(row[key], row.get(key + "_low"), row.get(key + "_high"))
+            parts.append(f"{_esc(label)} <b>{_esc(value)}</b>")
     return '<p class="headline">' + "; ".join(parts) + "</p>" if parts else ""
 
 
@@ -192,23 +201,55 @@ def _judge_line(judge: Mapping[str, Any]) -> str:
     return '<p class="note">judge: ' + "; ".join(items) + "</p>"
 
 
+def _notes(texts: Iterable[str]) -> str:
+    seen: list[str] = []
+    for text in texts:
+        for part in str(text).split("\n"):
+            if part and part not in seen:
+                seen.append(part)
+    return "".join(f'<p class="note">{_esc(t)}</p>' for t in seen)
+
+
+def _table_of(models: Sequence[Any], k: int, *, keys: Sequence[str] | None = None) -> tuple[str, list[str]]:
+    """A table of the models' non-text fields (``keys`` in that order, else all) and the texts
+    of their string fields that hold one value for every row (shown once, as notes)."""
+    records = [_dump(m) for m in models]
+    if not records:
+        return "", []
+    names = list(keys) if keys is not None else list(records[0])
+    notes = []
+    shown = []
+    for name in names:
+        values = [r.get(name) for r in records]
+        if all(isinstance(v, str) for v in values) and name not in ("group", "agent", "agent_a",
+                                                                      "agent_b", "unit", "level"):
+            if len(set(values)) == 1:
+                if values[0] and name != "headline":  # the headline sentence says it
+                    notes.append(f"{name.replace('_', ' ')}: {values[0]}")
+                continue
+        shown.append(name)
+    table = records_table([{n: r.get(n) for n in shown} for r in records], k=k,
+                          descriptions=_descriptions(type(models[0])))
+    return table, notes
+
+
 def _extra_fields(summary: Any) -> str:
-    """Summary fields this module does not know by name (new ones), rendered generically."""
+    """Summary fields this module does not know by name (ranking, quality, diagnostics, new
+    ones), rendered generically."""
     out = []
     for name, value in _dump(summary).items():
-        if name in _SUMMARY_KNOWN or value is None or value == [] or value == {}:
+        if name in _SUMMARY_KNOWN or value is None or value == [] or value == {} or value == "none":
             continue
         label = _esc(name.replace("_", " "))
         if isinstance(value, list) and all(isinstance(v, Mapping) for v in value):
-            item_type = getattr(getattr(summary, name)[0], "__class__", None)
-            out.append(f"<p><b>{label}</b></p>"
-                       + records_table(value, k=summary.k, descriptions=_descriptions(item_type)))
+            table, notes = _table_of(getattr(summary, name), summary.k)
+            out.append(f"<p><b>{label}</b></p>" + table + _notes(notes))
         elif isinstance(value, Mapping):
             out.append(f'<p class="note"><b>{label}</b>: '
                        + "; ".join(f"{_esc(k)}: {_esc(_num(v, str(k)))}" for k, v in value.items())
                        + "</p>")
         elif isinstance(value, list):
-            out.append(f"<p><b>{label}</b></p><ul>"
+            out.append(f'<p class="note"><b>{label}</b>:</p><ul>'
                        + "".join(f"<li>{_esc(_num(v))}</li>" for v in value) + "</ul>")
         else:
             out.append(f'<p class="note"><b>{label}</b>: {_esc(_num(value, name))}</p>')
@@ -216,21 +257,35 @@ def _extra_fields(summary: Any) -> str:
 
 
 def _summary_body(summary: Any, figure: str = "") -> str:
+    """Headline first (the columns the summary itself calls its headline), then every other
+    per-group field in a second, collapsed table, then comparisons and the rest."""
     k = summary.k
-    rows = [_dump(r) for r in summary.rows]
-    row_type = type(summary.rows[0]) if summary.rows else None
+    rows = summary.rows
     parts = [f'<p class="note">method: {_esc(summary.method)}</p>']
+    details = ""
     if rows:
-        parts.append(_headline(rows[0], k))
-        parts.append(records_table(rows, k=k, descriptions=_descriptions(row_type)))
-    body = f'<div class="summary-box"><div>{"".join(parts)}</div>{figure}</div>'
-    comparisons = [_dump(c) for c in summary.comparisons]
-    if comparisons:
-        method = getattr(summary, "comparison_method", "")
-        body += ("<p><b>Agent comparisons</b></p>"
-                 + records_table(comparisons, k=k,
-                                 descriptions=_descriptions(type(summary.comparisons[0])))
-                 + (f'<p class="note">{_esc(method)}</p>' if method else ""))
+        fields = list(_dump(rows[0]))
+        try:
+            head = ["group", *summary.headline_dataframe().columns]
+        except AttributeError:
+            head = ["group", *[f for f in _FALLBACK_HEADLINE if f in fields]]
+        head = [f for f in head if f in fields]
+        for f in list(head):  # keep an interval's bounds next to its value
+            head += [b for b in (f"{f}_low", f"{f}_high") if b in fields and b not in head]
+        table, notes = _table_of(rows, k, keys=head)
+        parts += [_headline(_dump(rows[0]), k), table]
+        rest = ["group", *[f for f in fields if f not in head]]
+        rest_table, rest_notes = _table_of(rows, k, keys=rest)
+        row_notes = [t for r in rows for t in (getattr(r, "note", ""),) if t]
+        parts.append(_notes(notes + row_notes))
+        if len(rest) > 1:
+            details = ("<details><summary>Task level, pooled plug-in and other estimates</summary>"
+                       f"{rest_table}{_notes(rest_notes)}</details>")
+    body = f'<div class="summary-box"><div>{"".join(parts)}</div>{figure}</div>{details}'
+    if summary.comparisons:
+        table, notes = _table_of(summary.comparisons, k)
+        body += ("<p><b>Agent comparisons</b> (A - B)</p>" + table
+                 + _notes([*notes, getattr(summary, "comparison_method", "")]))
     return body + _extra_fields(summary) + _judge_line(summary.judge)
 
 

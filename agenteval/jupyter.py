@@ -2,8 +2,8 @@
 
 The magic has no logic of its own: its options are the ``agenteval run`` parser (built by the
 CLI's own ``add_parser``, so every flag the CLI gains works here too) plus ``-o NAME``, and it
-calls the CLI's ``evaluate_args`` (judge and mode from the same constructors, then
-``Agentic.run``). What it adds is where the data comes from:
+calls the CLI's ``evaluate_args`` (the same checks, selection, judge and mode constructors, then
+``Agentic.run``, and ``--out`` files). What it adds is where the data comes from:
 
     %agentic_eval ../data/agentic_demo.jsonl --k 3 --mode bayesian    # a file
     %agentic_eval df --k 3 -o results                                  # a variable: DataFrame,
@@ -140,9 +140,13 @@ class AgentEvalMagics(Magics):
         item_lines: list[int] | None = None
         try:
             with tempfile.TemporaryDirectory(prefix="agentic-eval-") as tmp:
-                source, item_lines = (parse_cell(cell, Path(tmp)) if cell is not None
-                                      else (self._source(str(args.data)), None))
-                results = evaluate_args(source, args)
+                if cell is not None:
+                    source, item_lines = parse_cell(cell, Path(tmp))
+                    command = f"%%agentic_eval {line}".rstrip()
+                else:
+                    source = self._source(str(args.data))  # None: a file, read as the CLI does
+                    command = f"{PROG} {line}".rstrip()
+                results, _ = evaluate_args(args, source=source, command=command)
         except DataError as exc:
             raise UsageError(_cell_error(exc, cell, item_lines)) from None
         except AgentEvalError as exc:
@@ -154,14 +158,13 @@ class AgentEvalMagics(Magics):
         return results
 
     def _source(self, name: str) -> Any:
-        """A variable of the user namespace, else a file path."""
+        """The value of a variable of the user namespace; None when SOURCE is an existing file."""
         namespace = self.shell.user_ns
         if name.isidentifier() and name in namespace:
             value = namespace[name]
             return [value] if isinstance(value, Mapping) else value  # one dict = one conversation
-        path = Path(name).expanduser()
-        if path.exists():
-            return str(path)
+        if Path(name).exists():
+            return None
         raise UsageError(f"{PROG}: SOURCE {name!r} is neither a variable in the notebook nor an "
                          f"existing file (working directory: {Path.cwd()})")
 

@@ -7,6 +7,8 @@ result keeps working) with ``summary()``, ``to_dataframe()``, ``to_json()`` and 
 from __future__ import annotations
 
 import math
+import warnings
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -14,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from agenteval.comparisons import AgentComparison, QualityRow, RankRow
 from agenteval.judge.base import JudgeRun
 from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
 
@@ -34,51 +37,75 @@ class RunSettings:
     mode: StatisticalMode
 
 
+def _f(description: str) -> Any:
+    return Field(description=description)
+
+
 class SuiteRow(BaseModel):
-    """Suite-level estimates for one group of conversations (all, or one agent)."""
+    """Suite-level estimates for one group of conversations (all, or one agent).
+
+    ``pass_at_k`` / ``pass_pow_k`` are the headline: task level (mean over the suite's tasks)
+    wherever ``task_id`` repeats, else the pooled plug-in; ``headline`` says which.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
-    group: str = Field(description="'all' or an assistant_id.")
-    level: Literal["suite", "agent"] = Field(description="'suite' for all conversations, else one agent.")
-    conversations: int = Field(description="Conversations in the group.")
-    complete: int = Field(
-        description="Conversations with every interaction judged; only these enter the rate."
-    )
-    fully_correct: int = Field(description="Complete conversations with every interaction correct.")
-    rate: float = Field(description="Estimated share of fully correct conversations (p).")
-    rate_low: float = Field(description="Lower interval bound of p.")
-    rate_high: float = Field(description="Upper interval bound of p.")
-    pass_at_k: float = Field(description="1-(1-p)^k: at least one of k new conversations fully correct.")
+    group: str = _f("'all' or an assistant_id.")
+    level: Literal["suite", "agent"] = _f("'suite' for all conversations, else one agent.")
+    conversations: int = _f("Conversations in the group.")
+    complete: int = _f("Conversations with every interaction judged.")
+    fully_correct: int = _f("Complete conversations with every interaction correct.")
+    known_failures: int = _f("Conversations with a judged wrong interaction (complete or not).")
+    unknown: int = _f("Conversations whose judged interactions are all correct but some are "
+                      "unjudged: outcome unknown (missing data).")
+    rate: float = _f("Share of fully correct conversations p: the chance a new conversation is "
+                     "fully correct (posterior mean in Bayesian modes).")
+    rate_low: float = _f("Lower interval bound of p.")
+    rate_high: float = _f("Upper interval bound of p.")
+    rate_method: str = _f("'complete cases' or 'post-stratified by length' (with judge errors "
+                          "and mixed lengths: unbiased when failures are unrelated to correctness).")
+    headline: Literal["tasks", "pooled"] = _f(
+        "'tasks': pass_at_k / pass_pow_k are the suite's-task values (task_id repeats); "
+        "'pooled': no repeated tasks, they are the pooled plug-in.")
+    pass_at_k: float = _f("Headline pass@k (see headline).")
     pass_at_k_low: float
     pass_at_k_high: float
-    pass_pow_k: float = Field(description="p^k: all of k new conversations fully correct.")
+    pass_pow_k: float = _f("Headline pass^k (see headline).")
     pass_pow_k_low: float
     pass_pow_k_high: float
-    tasks: int = Field(description="Tasks (assistant_id, task_id) with at least k complete attempts.")
-    task_pass_at_k: float = Field(description="Mean over those tasks of the unbiased pass@k (Chen et al.).")
-    task_pass_pow_k: float = Field(description="Mean over those tasks of the unbiased pass^k (tau-bench).")
-    task_pass_at_k_se: float = Field(description="Standard error of task_pass_at_k across tasks.")
-    task_pass_pow_k_se: float = Field(description="Standard error of task_pass_pow_k across tasks.")
-    interactions_judged: int = Field(description="Interactions the judge scored.")
-    judge_errors: int = Field(description="Interactions the judge could not score (kept out of n, c).")
-
-
-class AgentComparison(BaseModel):
-    """Agent A against agent B on the share of fully correct conversations."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    agent_a: str
-    agent_b: str
-    rate_a: float = Field(description="Estimated rate of A (as in A's summary row).")
-    rate_b: float = Field(description="Estimated rate of B.")
-    difference: float = Field(description="Estimate of p_A - p_B.")
-    difference_low: float = Field(description="Lower interval bound of p_A - p_B.")
-    difference_high: float = Field(description="Upper interval bound of p_A - p_B.")
-    prob_a_better: float = Field(
-        description="Posterior P(p_A > p_B) (Bayesian mode); NaN in frequentist mode."
-    )
+    pooled_pass_at_k: float = _f("1-(1-p)^k from the pooled share p: assumes every conversation "
+                                 "is an attempt at an equally hard task (overstates pass@k when "
+                                 "tasks differ).")
+    pooled_pass_at_k_low: float
+    pooled_pass_at_k_high: float
+    pooled_pass_pow_k: float = _f("p^k from the pooled share p: assumes equally hard tasks "
+                                  "(understates pass^k when tasks differ).")
+    pooled_pass_pow_k_low: float
+    pooled_pass_pow_k_high: float
+    tasks: int = _f("Tasks (assistant_id x task_id pairs) in the group.")
+    tasks_with_k: int = _f("Tasks with at least k complete attempts (the unbiased estimators' tasks).")
+    max_attempts: int = _f("Most complete attempts at one task.")
+    identified: bool = _f("False when k > 1 and no task has two complete attempts: task-level "
+                          "pass^k / pass@k are not identified and are NaN.")
+    task_pass_at_k: float = _f("pass@k of the suite's tasks: mean over tasks of 1-(1-p_t)^k.")
+    task_pass_at_k_low: float
+    task_pass_at_k_high: float
+    task_pass_pow_k: float = _f("pass^k of the suite's tasks: mean over tasks of p_t^k.")
+    task_pass_pow_k_low: float
+    task_pass_pow_k_high: float
+    new_task_pass_at_k: float = _f("pass@k of a new task from the same population.")
+    new_task_pass_at_k_low: float
+    new_task_pass_at_k_high: float
+    new_task_pass_pow_k: float = _f("pass^k of a new task from the same population.")
+    new_task_pass_pow_k_low: float
+    new_task_pass_pow_k_high: float
+    unbiased_pass_at_k: float = _f("Mean over tasks with >= k attempts of 1-C(n-c,k)/C(n,k) "
+                                   "(Chen et al. 2021).")
+    unbiased_pass_pow_k: float = _f("Mean over tasks with >= k attempts of C(c,k)/C(n,k) (tau-bench).")
+    task_method: str = _f("How the task-level values were computed.")
+    note: str = _f("What the numbers cannot say here (e.g. not identified), or ''.")
+    interactions_judged: int = _f("Interactions the judge scored.")
+    judge_errors: int = _f("Interactions the judge could not score (kept out of n, c).")
 
 
 class SuiteSummary(BaseModel):
@@ -94,6 +121,16 @@ class SuiteSummary(BaseModel):
         default_factory=list, description="Every pair of agents, in order of first appearance."
     )
     comparison_method: str = Field(default="", description="How comparisons were computed.")
+    diagnostics: list[dict[str, Any]] = Field(
+        default_factory=list, description="Hierarchical fits (conversations, tasks): method, "
+        "r_hat, ESS, divergences, time; empty in the conjugate and frequentist modes.")
+    comparison_adjust: str = Field(default="none", description="How p-values were adjusted over "
+                                   "agent pairs: 'holm', 'bh' or 'none' (Bayesian).")
+    comparison_notes: list[str] = Field(default_factory=list,
+                                        description="What the comparisons could not compute, and why.")
+    ranking: list[RankRow] = Field(default_factory=list, description="Agents ranked, with P(best).")
+    quality: list[QualityRow] = Field(default_factory=list,
+                                      description="Fair Forge's quality table per agent.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
 
     def comparisons_dataframe(self) -> pd.DataFrame:
@@ -102,35 +139,82 @@ class SuiteSummary(BaseModel):
 
         return pd.DataFrame([c.model_dump() for c in self.comparisons])
 
+    def ranking_dataframe(self) -> pd.DataFrame:
+        """One row per agent: P(best), expected rank and its interval."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.ranking], columns=list(RankRow.model_fields))
+
     def to_dataframe(self) -> pd.DataFrame:
         """One row per group."""
         import pandas as pd
 
         return pd.DataFrame([r.model_dump() for r in self.rows]).set_index("group")
 
+    def headline_dataframe(self) -> pd.DataFrame:
+        """The headline per group: the share p, pass@k and pass^k with what they are."""
+        import pandas as pd
+
+        cols = ["conversations", "complete", "unknown", "rate", "rate_low", "rate_high", "headline",
+                "pass_at_k", "pass_at_k_low", "pass_at_k_high", "pass_pow_k", "pass_pow_k_low",
+                "pass_pow_k_high", "tasks", "judge_errors"]
+        return pd.DataFrame([r.model_dump() for r in self.rows]).set_index("group")[cols]
+
     def to_text(self) -> str:
-        """A plain-text table for terminals and logs."""
+        """Plain-text tables for terminals and logs: headline, task level, pooled plug-in."""
         k = self.k
-        head = (f"{'group':<22}{'convs':>6}{'compl':>6}{'full':>6}{'rate [interval]':>24}"
-                f"{f'pass@{k} [interval]':>26}{f'pass^{k} [interval]':>26}{'tasks':>7}"
-                f"{f'task pass@{k}':>14}{'errors':>8}")
-        lines = [f"method: {self.method}; rate = full / compl (conversations with every "
-                 "interaction judged)", head, "-" * len(head)]
+        iv = format_interval
+        head = (f"{'group':<22}{'convs':>6}{'compl':>6}{'full':>6}{'unkn':>6}"
+                f"{'share fully correct':>24}{f'pass@{k}':>24}{f'pass^{k}':>24}  {'basis':<7}"
+                f"{'errors':>7}")
+        lines = [f"method: {self.method}",
+                 "share fully correct = p, the chance a new conversation is fully correct "
+                 f"({'full / compl' if self.method.startswith('plug-in') else 'posterior mean'}); "
+                 f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
+                 "'pooled' = plug-in from p", head, "-" * len(head)]
         for r in self.rows:
             lines.append(
                 f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"
-                f"{format_interval(r.rate, r.rate_low, r.rate_high):>24}"
-                f"{format_interval(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>26}"
-                f"{format_interval(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>26}"
-                f"{r.tasks:>7}{_num(r.task_pass_at_k):>14}{r.judge_errors:>8}"
-            )
-        if self.comparisons:
-            lines += ["", f"agent comparisons ({self.comparison_method}):"]
-            for cmp in self.comparisons:
-                better = ("" if math.isnan(cmp.prob_a_better)
-                          else f"  P(A > B) = {_prob(cmp.prob_a_better)}")
-                lines.append(f"  A={cmp.agent_a} vs B={cmp.agent_b}: p_A - p_B = "
-                             f"{format_interval(cmp.difference, cmp.difference_low, cmp.difference_high)}{better}")
+                f"{r.unknown:>6}{iv(r.rate, r.rate_low, r.rate_high):>24}"
+                f"{iv(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>24}"
+                f"{iv(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>24}  {r.headline:<7}"
+                f"{r.judge_errors:>7}")
+        methods = sorted({r.rate_method for r in self.rows if r.rate_method != "complete cases"})
+        lines += [f"  share: {m}" for m in methods]
+        if any(r.tasks for r in self.rows):
+            task_head = (f"{'group':<22}{'tasks':>6}{f'>={k}':>5}  {f'pass@{k} suite tasks':>24}"
+                         f"{f'pass^{k} suite tasks':>24}{f'pass^{k} new task':>24}"
+                         f"{f'unbiased @{k}':>13}{f'^{k}':>8}")
+            lines += ["", "task level (task = agent x task_id; suite tasks = mean over these "
+                      "tasks; new task = one more from the same population):",
+                      task_head, "-" * len(task_head)]
+            for r in self.rows:
+                lines.append(
+                    f"{r.group[:21]:<22}{r.tasks:>6}{r.tasks_with_k:>5}  "
+                    f"{iv(r.task_pass_at_k, r.task_pass_at_k_low, r.task_pass_at_k_high):>24}"
+                    f"{iv(r.task_pass_pow_k, r.task_pass_pow_k_low, r.task_pass_pow_k_high):>24}"
+                    f"{iv(r.new_task_pass_pow_k, r.new_task_pass_pow_k_low, r.new_task_pass_pow_k_high):>24}"
+                    f"{_num(r.unbiased_pass_at_k):>13}{_num(r.unbiased_pass_pow_k):>8}")
+            lines += [f"  {m}" for m in sorted({r.task_method for r in self.rows if r.task_method})]
+        pooled = [r for r in self.rows if r.headline == "tasks"]
+        if pooled:
+            lines += ["", f"pooled plug-in 1-(1-p)^{k}, p^{k} (assumes every task equally hard; "
+                      "shown for comparison):"]
+            for r in pooled:
+                lines.append(
+                    f"  {r.group[:21]:<22}pass@{k} "
+                    f"{iv(r.pooled_pass_at_k, r.pooled_pass_at_k_low, r.pooled_pass_at_k_high)}"
+                    f"   pass^{k} "
+                    f"{iv(r.pooled_pass_pow_k, r.pooled_pass_pow_k_low, r.pooled_pass_pow_k_high)}")
+        notes = sorted({r.note for r in self.rows if r.note})
+        if notes:
+            lines += [""] + [f"note: {n}" for n in notes]
+        for d in self.diagnostics:
+            lines.append("")
+            lines.append(_diagnostics_line(d))
+        from agenteval.comparisons import text_lines
+
+        lines += text_lines(self)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
@@ -152,16 +236,206 @@ class AgenticResults(list[AgenticMetric]):
         self.judge_run = judge_run
         self.method = method
         self._summary: SuiteSummary | None = None
+        self._comparisons: Any = None
+        self.provenance: dict[str, Any] = {}
+        """What produced the run (command, call, data file): merged into the JSON manifest."""
 
     @property
     def k(self) -> int:
         return self.settings.k
+
+    def conversation_fit(self) -> Any:
+        """The hierarchical fit over conversations (units) per agent, or None (conjugate and
+        frequentist modes). Cached by the mode: the same fit the per-conversation fields came from."""
+        mode = self.settings.mode
+        n = np.array([m.total_interactions for m in self])
+        c = np.array([m.correct_interactions for m in self])
+        return mode.fit(n, c, groups=[m.assistant_id for m in self])
+
+    def task_fit(self) -> Any:
+        """The hierarchical fit over tasks (assistant_id x task_id) per agent, or None."""
+        tasks = _tasks(self)
+        if not tasks["keys"]:
+            return None
+        names = list(dict.fromkeys(m.assistant_id for m in self))
+        return self.settings.mode.fit(tasks["n"], tasks["c"],
+                                      groups=[names[i] for i in tasks["agent"]])
 
     def summary(self) -> SuiteSummary:
         """Suite-level estimates (computed once, vectorised over groups)."""
         if self._summary is None:
             self._summary = _summarise(self)
         return self._summary
+
+    def to_inference_data(self, *, draws: int | None = None,
+                          max_conversations: int = 20_000) -> Any:
+        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x).
+
+        Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
+        ``p_conversation`` (per-interaction success rate of each conversation; left out above
+        ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
+        correct conversations), ``task_pass_at_k`` / ``task_pass_pow_k`` (the suite's tasks),
+        ``new_task_pass_at_k`` / ``new_task_pass_pow_k`` (a new task), and in the hierarchical
+        methods ``mu`` / ``kappa`` (of tasks) and ``mu_conversation`` / ``kappa_conversation``.
+        Prior: the conjugate ``p`` prior, or ``mu`` / ``kappa`` / ``log_kappa``. Observed data:
+        the counts every estimate came from. Conjugate draws (``draws``, default the mode's
+        ``mc_samples``) are seeded from the mode's ``rng_seed``; hierarchical ones follow the fit.
+        """
+        from agenteval import _arviz, __version__
+        from agenteval.errors import ConfigError
+        from agenteval.statistical import suite
+
+        mode = self.settings.mode
+        if mode.get_result_type() != "distribution":
+            raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
+                              "frequentist results have no posterior")
+        k = self.k
+        names = list(dict.fromkeys(m.assistant_id for m in self))
+        agent_idx = {a: i for i, a in enumerate(names)}
+        conv_agent = np.array([agent_idx[m.assistant_id] for m in self], dtype=np.int64)
+        n = np.array([m.total_interactions for m in self])
+        c = np.array([m.correct_interactions for m in self])
+        tasks = _tasks(self)
+        conv_fit, task_fit = self.conversation_fit(), self.task_fit()
+        fit = task_fit or conv_fit
+        seeds = np.random.SeedSequence(mode.rng_seed).spawn(4)
+        if fit is not None:
+            chains, per_chain = fit.mu.shape[:2]
+        else:
+            chains, per_chain = 1, int(draws or mode.mc_samples)
+        total = chains * per_chain
+
+        def shaped(x: np.ndarray) -> np.ndarray:
+            return x.reshape(chains, per_chain, *x.shape[1:])
+
+        a0, b0 = mode.beta_prior_a, mode.beta_prior_b
+        posterior: dict[str, np.ndarray] = {}
+        dims: dict[str, list[str]] = {}
+        if len(self) <= max_conversations:
+            p_conv = (conv_fit.unit_draws() if conv_fit is not None else shaped(
+                suite.conjugate_unit_draws(n, c, a=a0, b=b0, draws=total, seed=seeds[0])))
+            posterior["p_conversation"] = p_conv
+            dims["p_conversation"] = ["conversation"]
+        share = np.empty((total, len(names)))
+        for g, name in enumerate(names):
+            members = [m for m in self if m.assistant_id == name]
+            length = np.array([len(m.interactions) or m.total_interactions for m in members])
+            complete = np.array([m.judge_errors == 0 for m in members])
+            full = np.array([m.is_fully_correct is True for m in members])
+            _, n_l, m_l, c_l = suite.length_strata(length, complete, full)
+            if complete.all() or n_l.size == 1:
+                n_l, m_l, c_l = n_l.sum(keepdims=True), m_l.sum(keepdims=True), c_l.sum(keepdims=True)
+            share[:, g] = suite.stratified_share_draws(n_l, m_l, c_l, a=a0, b=b0, draws=total,
+                                                       seed=int(seeds[1].generate_state(1)[0]) + g)
+        posterior["share"] = shaped(share)
+        dims["share"] = ["agent"]
+        coords: dict[str, Any] = {"conversation": [m.session_id for m in self], "agent": names}
+        observed = {"n_conversation": n, "c_conversation": c,
+                    "fully_correct": np.array([-1 if m.is_fully_correct is None
+                                               else int(m.is_fully_correct) for m in self])}
+        obs_dims = {"n_conversation": ["conversation"], "c_conversation": ["conversation"],
+                    "fully_correct": ["conversation"]}
+        constant = {"agent_of_conversation": conv_agent}
+        dims["agent_of_conversation"] = ["conversation"]
+        if tasks["keys"]:
+            coords["task"] = [f"{a}/{t}" for a, t in tasks["keys"]]
+            if task_fit is not None:
+                p_task = task_fit.unit_draws().reshape(total, -1)
+            else:
+                p_task = suite.conjugate_unit_draws(tasks["n"], tasks["c"], a=a0, b=b0,
+                                                    draws=total, seed=seeds[2])
+            posterior["p_task"] = shaped(p_task)
+            dims["p_task"] = ["task"]
+            suite_draws = suite.group_power_draws(p_task, tasks["agent"], len(names), k)
+            for key, v in suite_draws.items():
+                posterior[f"task_{key}"] = shaped(v)
+                dims[f"task_{key}"] = ["agent"]
+            if task_fit is not None:
+                mu, kappa = task_fit.flat
+                order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
+                a_, b_ = mu * kappa, (1 - mu) * kappa
+                new = {"pass_pow_k": est_pow(a_, b_, k), "pass_at_k": est_at(a_, b_, k)}
+                for key, v in new.items():
+                    full_v = np.full((total, len(names)), np.nan)
+                    for g, j in enumerate(order):
+                        if j is not None:
+                            full_v[:, g] = v[:, j]
+                    posterior[f"new_task_{key}"] = shaped(full_v)
+                for name_, v in (("mu", mu), ("kappa", kappa)):
+                    full_v = np.full((total, len(names)), np.nan)
+                    for g, j in enumerate(order):
+                        if j is not None:
+                            full_v[:, g] = v[:, j]
+                    posterior[name_] = shaped(full_v)
+                    dims[name_] = ["agent"]
+            else:
+                seed = int(seeds[3].generate_state(1)[0])
+                new = suite.group_power_draws(p_task, tasks["agent"], len(names), k,
+                                              bootstrap_seed=seed)
+                for key, v in new.items():
+                    posterior[f"new_task_{key}"] = shaped(v)
+            dims["new_task_pass_pow_k"] = dims["new_task_pass_at_k"] = ["agent"]
+            observed.update({"n_task": tasks["n"], "c_task": tasks["c"]})
+            obs_dims.update({"n_task": ["task"], "c_task": ["task"]})
+            constant["agent_of_task"] = tasks["agent"]
+            dims["agent_of_task"] = ["task"]
+        if conv_fit is not None:
+            mu, kappa = conv_fit.mu, conv_fit.kappa
+            order = [conv_fit.names.index(a) for a in names]
+            posterior["mu_conversation"] = mu[..., order]
+            posterior["kappa_conversation"] = kappa[..., order]
+            dims["mu_conversation"] = dims["kappa_conversation"] = ["agent"]
+        rng = np.random.default_rng(seeds[3])
+        if fit is not None:
+            pr = fit.prior
+            size = (1, total, len(names))   # each agent's (independent) prior
+            log_kappa = rng.normal(pr.log_kappa_mean, pr.log_kappa_sd, size=size)
+            prior = {"mu": rng.beta(pr.mu_a, pr.mu_b, size=size), "log_kappa": log_kappa,
+                     "kappa": np.exp(log_kappa)}
+            dims["log_kappa"] = ["agent"]
+        else:
+            prior = {"p": rng.beta(a0, b0, size=(1, total))}
+        stats = None
+        if fit is not None and fit.idata is not None and "sample_stats" in fit.idata.groups():
+            ss = fit.idata.sample_stats
+            stats = {key: np.asarray(ss[key].values) for key in ("diverging", "tree_depth",
+                                                                   "energy") if key in ss}
+        attrs = {"agenteval_version": __version__, "k": k, "method": self.method,
+                 "ci_level": mode.ci_level, "mode": repr(mode)}
+        return _arviz.from_dict(posterior=posterior, prior=prior, observed_data=observed,
+                                constant_data=constant, sample_stats=stats, coords=coords,
+                                dims={**dims, **obs_dims}, attrs=attrs)
+
+    def to_netcdf(self, path: Any, **kwargs: Any) -> str:
+        """Write :meth:`to_inference_data` to a NetCDF file; returns the path."""
+        from agenteval import _arviz
+
+        return _arviz.to_netcdf(self.to_inference_data(**kwargs), str(path))
+
+    def comparison_table(self) -> Any:
+        """Every pair of agents (paired on shared tasks), the ranking, with draws for figures."""
+        if self._comparisons is None:
+            from agenteval.comparisons import comparison_table
+
+            self._comparisons = comparison_table(self)
+        return self._comparisons
+
+    def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
+        """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
+        with the posterior probability of each label in Bayesian mode."""
+        import pandas as pd
+
+        from agenteval.comparisons import QualityRow, conversation_quality
+
+        if level == "conversation":
+            rows = conversation_quality(self, thresholds=thresholds)
+        elif level == "agent":
+            rows = _agent_quality(self, thresholds)
+        else:
+            from agenteval.errors import ConfigError
+
+            raise ConfigError(f"level must be 'agent' or 'conversation', got {level!r}")
+        return pd.DataFrame([r.model_dump() for r in rows], columns=list(QualityRow.model_fields))
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per conversation (scalar fields; per-interaction lists left out)."""
@@ -181,7 +455,8 @@ class AgenticResults(list[AgenticMetric]):
                 rows.append({
                     "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
                     "qa_id": r.qa_id, "score": r.score, "is_correct": r.is_correct,
-                    "judge_error": r.judge_error, "reasoning": r.reasoning,
+                    "judge_error": r.judge_error, "judge_error_code": r.judge_error_code,
+                    "reasoning": r.reasoning,
                     "tool_selection": tool.tool_selection_correct if tool else None,
                     "tool_parameters": tool.parameter_accuracy if tool else None,
                     "tool_sequence": tool.sequence_correct if tool else None,
@@ -193,9 +468,12 @@ class AgenticResults(list[AgenticMetric]):
         return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
-        """Everything, as JSON-ready data (NaN becomes null)."""
+        """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
+        from agenteval.results_io import build_manifest
+
         return _json_safe({
             "version": RESULTS_VERSION,
+            "manifest": build_manifest(self),
             "settings": {
                 "k": self.settings.k, "threshold": self.settings.threshold,
                 "tool_threshold": self.settings.tool_threshold,
@@ -204,6 +482,13 @@ class AgenticResults(list[AgenticMetric]):
             "summary": self.summary().model_dump(),
             "conversations": [m.model_dump() for m in self],
         })
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AgenticResults:
+        """Restore results from :meth:`to_json` output without re-judging (see ``load_results``)."""
+        from agenteval.results_io import results_from_json
+
+        return results_from_json(data)
 
     def _repr_html_(self) -> str:
         from agenteval.display import results_html
@@ -225,90 +510,168 @@ def without_data(est: PassEstimate, n: np.ndarray) -> PassEstimate:
 
 
 def _summarise(results: AgenticResults) -> SuiteSummary:
-    """Suite rows use complete cases: only conversations with every interaction judged.
-
-    Dropping only the conversations whose judged part was all correct (their outcome is unknown)
-    while keeping those already known to fail would bias the rate down; complete cases do not,
-    as long as judge failures are unrelated to correctness.
-    """
+    """Gather each group's conversation outcomes and tasks; ``statistical.suite`` does the math."""
     agents: dict[str, list[AgenticMetric]] = {}
     for m in results:
         agents.setdefault(m.assistant_id, []).append(m)
     groups: list[tuple[str, str, list[AgenticMetric]]] = [("all", "suite", list(results))]
     if len(agents) > 1:
         groups += [(name, "agent", members) for name, members in agents.items()]
-    n = np.array([sum(m.judge_errors == 0 for m in g[2]) for g in groups])
-    c = np.array([sum(m.judge_errors == 0 and m.is_fully_correct is True for m in g[2])
-                  for g in groups])
-    est = without_data(results.settings.mode.estimate(n, c, results.k), n)
-    rows = []
-    for i, (name, level, members) in enumerate(groups):
-        rows.append(SuiteRow(
-            group=name, level=level, conversations=len(members), complete=int(n[i]),
-            fully_correct=int(c[i]),
-            rate=est.rate[i], rate_low=est.rate_low[i], rate_high=est.rate_high[i],
-            pass_at_k=est.pass_at_k[i], pass_at_k_low=est.pass_at_k_low[i],
-            pass_at_k_high=est.pass_at_k_high[i], pass_pow_k=est.pass_pow_k[i],
-            pass_pow_k_low=est.pass_pow_k_low[i], pass_pow_k_high=est.pass_pow_k_high[i],
-            **_task_estimates(members, results.k),
-            interactions_judged=sum(m.total_interactions for m in members),
-            judge_errors=sum(m.judge_errors for m in members),
-        ))
+    mode, k = results.settings.mode, results.k
+    tasks = _tasks(results)
+    names = list(agents)
+    estimates = mode.task_estimates(tasks["n"], tasks["c"], k, groups=tasks["agent"], names=names)
+    per_group = [estimates[0]] + (estimates[1:] if len(agents) > 1 else [])
+    rows = [_group_row(name, level, members, k, mode, task)
+            for (name, level, members), task in zip(groups, per_group)]
+    notes = sorted({r.note for r in rows if r.note})
+    for note in notes:
+        if note.startswith("one attempt per task"):
+            warnings.warn(f"agenteval: {note}", NotIdentifiedWarning, stacklevel=3)
     run = results.judge_run
     judge = {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
              "errors": run.errors, "not_judged_budget": run.not_judged_budget,
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
-    comparisons, comparison_method = _compare_agents(rows[1:], n[1:], c[1:], results.settings.mode)
-    return SuiteSummary(k=results.k, method=results.method, rows=rows, comparisons=comparisons,
-                        comparison_method=comparison_method, judge=_json_safe(judge))
+    from agenteval.comparisons import summary_fields
+
+    extra = summary_fields(results)
+    return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
+                        diagnostics=_json_safe(_diagnostics(results, tasks, names)), **extra)
 
 
-def _compare_agents(rows: list[SuiteRow], n: np.ndarray, c: np.ndarray,
-                    mode: StatisticalMode) -> tuple[list[AgentComparison], str]:
-    """Every pair of agents, compared by the run's statistical mode in one vectorised call."""
-    pairs = [(i, j) for i in range(len(rows)) for j in range(i + 1, len(rows))]
-    if not pairs:
-        return [], ""
-    a, b = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-    out = mode.compare(n[a], c[a], n[b], c[b])
-    empty = (n[a] == 0) | (n[b] == 0)  # nothing judged on one side: a prior, not a comparison
-    out.update({key: np.where(empty, np.nan, out[key])
-                for key in ("mean_diff", "ci_low", "ci_high", "prob_greater")})
-    comparisons = [
-        AgentComparison(
-            agent_a=rows[i].group, agent_b=rows[j].group, rate_a=rows[i].rate, rate_b=rows[j].rate,
-            difference=out["mean_diff"][m], difference_low=out["ci_low"][m],
-            difference_high=out["ci_high"][m], prob_a_better=out["prob_greater"][m],
-        )
-        for m, (i, j) in enumerate(pairs)
-    ]
-    return comparisons, out["method"]
+def _diagnostics(results: AgenticResults, tasks: dict[str, Any], names: list[str]) -> list[dict]:
+    """The hierarchical fits' diagnostics (the fits are cached by the mode, not refitted)."""
+    out = []
+    for level, fit in (("conversations", results.conversation_fit()),
+                       ("tasks", results.task_fit())):
+        if fit is not None:
+            d = {k: v for k, v in fit.diagnostics.items() if k != "modes"}
+            out.append({"level": level, "units": int(fit.inverse.size),
+                        "distinct_triples": int(fit.triples[0].size), **d})
+    return out
 
 
-def _task_estimates(members: list[AgenticMetric], k: int) -> dict[str, Any]:
-    """Per-task unbiased pass@k / pass^k over repeated attempts, averaged over tasks.
+class NotIdentifiedWarning(UserWarning):
+    """A requested quantity is not identified by the data (e.g. pass^k with one attempt per task)."""
 
-    A task is one (assistant_id, task_id): attempts by different agents are never pooled.
-    """
-    from agenteval.statistical.estimators import pass_at_k_unbiased, pass_pow_k_unbiased
 
+def est_pow(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    from agenteval.statistical.estimators import beta_pass_pow_k_mean
+
+    return beta_pass_pow_k_mean(a, b, k)
+
+
+def est_at(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+    from agenteval.statistical.estimators import beta_pass_at_k_mean
+
+    return beta_pass_at_k_mean(a, b, k)
+
+
+def _tasks(results: AgenticResults) -> dict[str, np.ndarray]:
+    """Per task (assistant_id, task_id): complete attempts n, fully correct c, agent index."""
+    agents: dict[str, int] = {}
     attempts: dict[tuple[str, str], list[bool]] = {}
-    for m in members:
-        if m.task_id is not None and m.judge_errors == 0:
-            attempts.setdefault((m.assistant_id, m.task_id), []).append(m.is_fully_correct)
-    eligible = [v for v in attempts.values() if len(v) >= k]
-    if not eligible:
-        nan = float("nan")
-        return {"tasks": 0, "task_pass_at_k": nan, "task_pass_pow_k": nan,
-                "task_pass_at_k_se": nan, "task_pass_pow_k_se": nan}
-    n = np.array([len(v) for v in eligible])
-    c = np.array([sum(v) for v in eligible])
-    at, pw = pass_at_k_unbiased(n, c, k), pass_pow_k_unbiased(n, c, k)
-    se = (lambda x: float(np.std(x, ddof=1) / math.sqrt(len(x))) if len(x) > 1 else float("nan"))
-    return {"tasks": len(eligible), "task_pass_at_k": float(np.mean(at)),
-            "task_pass_pow_k": float(np.mean(pw)), "task_pass_at_k_se": se(at),
-            "task_pass_pow_k_se": se(pw)}
+    for m in results:
+        agents.setdefault(m.assistant_id, len(agents))
+        if m.task_id is not None:
+            done = attempts.setdefault((m.assistant_id, m.task_id), [])
+            if m.judge_errors == 0:
+                done.append(m.is_fully_correct is True)
+    return {"n": np.array([len(v) for v in attempts.values()], dtype=np.int64),
+            "c": np.array([sum(v) for v in attempts.values()], dtype=np.int64),
+            "agent": np.array([agents[a] for a, _ in attempts], dtype=np.int64),
+            "keys": list(attempts)}
+
+
+def _group_row(name: str, level: str, members: list[AgenticMetric], k: int,
+               mode: StatisticalMode, task: Any) -> SuiteRow:
+    """One group's row: the share of fully correct conversations (judge errors as missing data)
+    and the task-level pass@k / pass^k."""
+    from agenteval.statistical import suite
+
+    length = np.array([len(m.interactions) or m.total_interactions for m in members])
+    complete = np.array([m.judge_errors == 0 for m in members])
+    full = np.array([m.is_fully_correct is True for m in members])
+    failed = sum(m.is_fully_correct is False for m in members)
+    levels, n_l, m_l, c_l = suite.length_strata(length, complete, full)
+    n_complete, n_full = int(complete.sum()), int(full.sum())
+    if complete.all() or levels.size == 1:
+        est = without_data(mode.estimate(n_complete, n_full, k), np.array(n_complete))
+        rate = {f: float(getattr(est, f)) for f in _RATE_FIELDS}
+        rate_method = "complete cases"
+    else:
+        rate = mode.stratified_rate(n_l, m_l, c_l, k)
+        rate_method = (f"post-stratified by conversation length ({levels.size} lengths): complete "
+                       "conversations of each length, weighted by all conversations of that length")
+        if rate.get("dropped"):
+            rate_method += (f"; {rate['dropped']} conversations of lengths with no complete "
+                            "conversation left out")
+
+    repeated = Counter((m.assistant_id, m.task_id) for m in members if m.task_id is not None)
+    attempts = bool(repeated)
+    headline = "tasks" if repeated and max(repeated.values()) >= 2 else "pooled"
+    note = ""
+    if attempts and not task.identified:
+        note = not_identified_note(k)
+    elif not attempts and k > 1:
+        note = ("no task_id: pass@k / pass^k are the pooled plug-in, which assumes every "
+                "conversation is an attempt at an equally hard task")
+    untasked = sum(m.task_id is None for m in members)
+    if attempts and untasked:
+        note = (note + "; " if note else "") + f"{untasked} conversations without task_id are not in the task level"
+    head = ({f: getattr(task, f"task_{f}") for f in _PASS_FIELDS} if headline == "tasks"
+            else {f: rate[f] for f in _PASS_FIELDS})
+    return SuiteRow(
+        group=name, level=level, conversations=len(members), complete=n_complete,
+        fully_correct=n_full, known_failures=failed, unknown=len(members) - n_full - failed,
+        rate=rate["rate"], rate_low=rate["rate_low"], rate_high=rate["rate_high"],
+        rate_method=rate_method, headline=headline, **head,
+        **{f"pooled_{f}": rate[f] for f in _PASS_FIELDS},
+        tasks=task.tasks, tasks_with_k=task.tasks_with_k, max_attempts=task.max_attempts,
+        identified=task.identified,
+        **{f"task_{f}": getattr(task, f"task_{f}") for f in _PASS_FIELDS},
+        **{f"new_task_{f}": getattr(task, f"new_task_{f}") for f in _PASS_FIELDS},
+        unbiased_pass_at_k=task.unbiased_pass_at_k, unbiased_pass_pow_k=task.unbiased_pass_pow_k,
+        task_method=task.method if attempts else "", note=note,
+        interactions_judged=sum(m.total_interactions for m in members),
+        judge_errors=sum(m.judge_errors for m in members),
+    )
+
+
+_PASS_FIELDS = ("pass_at_k", "pass_at_k_low", "pass_at_k_high", "pass_pow_k", "pass_pow_k_low",
+                "pass_pow_k_high")
+_RATE_FIELDS = ("rate", "rate_low", "rate_high", *_PASS_FIELDS)
+
+
+def not_identified_note(k: int) -> str:
+    from agenteval.statistical.suite import not_identified_note as note
+
+    return note(k)
+
+
+def _agent_quality(results: AgenticResults, thresholds: Any) -> list[QualityRow]:
+    from agenteval.comparisons import agent_quality
+
+    return agent_quality(results, thresholds=thresholds)
+
+
+def _diagnostics_line(d: dict[str, Any]) -> str:
+    """One line per fit: what was fitted and whether the sampler can be trusted."""
+    head = f"{d['level']} fit ({d.get('units')} units, {d.get('distinct_triples')} distinct (agent, n, c))"
+    if d.get("method") == "mcmc":
+        status = "ok" if d.get("ok") else "CHECK: " + "; ".join(d.get("problems") or [])
+        return (f"{head}: NUTS ({d.get('sampler')}) {d.get('chains')} chains x {d.get('draws')} "
+                f"draws, max r_hat {_num(d.get('r_hat_max'))}, min ESS bulk "
+                f"{_int(d.get('ess_bulk_min'))} tail {_int(d.get('ess_tail_min'))}, "
+                f"divergences {d.get('divergences')}, {d.get('seconds', 0):.1f} s: {status}")
+    return (f"{head}: empirical Bayes, optimiser "
+            f"{'converged' if d.get('converged') else 'did NOT converge'}, "
+            f"{d.get('seconds', 0):.2f} s")
+
+
+def _int(x: Any) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
 
 
 def format_interval(value: float, low: float | None, high: float | None) -> str:

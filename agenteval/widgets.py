@@ -84,7 +84,8 @@ class PriorExplorer:
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=110)
         plt.close(fig)  # shown once, as the PNG below, whatever the matplotlib backend
-        self.output.clear_output(wait=True)
+        if self.renders:  # the first render fills an empty output
+            self.output.clear_output(wait=True)
         with self.output:
             display(Image(data=buffer.getvalue(), format="png"))
         self.renders += 1

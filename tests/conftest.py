@@ -2,12 +2,33 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "data" / "agentic_demo.jsonl"
+
+# PyTensor reads its compile folder once, at import: an ignored folder of this checkout, so the
+# cache stays warm between runs and nothing lands in the home directory.
+os.environ.setdefault("AGENTEVAL_PYTENSOR_DIR", str(REPO / ".cache" / "pytensor"))
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _private_tmpdir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """A private TMPDIR for the session (PyMC / PyTensor / subprocesses write temp files)."""
+    path = tmp_path_factory.mktemp("tmpdir")
+    old_env, old_tempdir = os.environ.get("TMPDIR"), tempfile.tempdir
+    os.environ["TMPDIR"], tempfile.tempdir = str(path), str(path)
+    yield
+    tempfile.tempdir = old_tempdir
+    if old_env is None:
+        os.environ.pop("TMPDIR", None)
+    else:
+        os.environ["TMPDIR"] = old_env
 
 
 @pytest.fixture(autouse=True)

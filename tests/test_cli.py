@@ -86,13 +86,16 @@ def test_out_pointing_at_a_file_is_a_usage_error(tmp_path: Path, capsys: pytest.
     assert "not a directory" in capsys.readouterr().err
 
 
-def test_other_failures_exit_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_unwritable_out_is_a_usage_error_before_judging(tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
     data = tmp_path / "one.jsonl"
     data.write_text(GOOD)
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
-    assert main(["run", str(data), "--k", "1", "--out", str(blocker / "sub")]) == 1
-    assert capsys.readouterr().err.startswith("agenteval: error:")
+    assert main(["run", str(data), "--k", "1", "--out", str(blocker / "sub")]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("agenteval: error: --out") and "cannot write there" in err
+    assert "choose a directory you can write to" in err and len(err.strip().splitlines()) == 1
 
 
 def test_llm_judge_without_key_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -54,13 +54,13 @@ def test_frequentist_summary_shows_the_wilson_interval(freq: Any) -> None:
     page = _text(summary_html(freq.summary()))
     assert f"{p:.3f} [{centre - half:.3f}, {centre + half:.3f}]" in page
     assert "agent-gpt-small" in page and "agent-planner-v2" in page
-    assert "Agent comparisons" in page and "Newcombe" in page
+    assert "Agent comparisons" in page and "p adjusted" in page
 
 
 def test_headers_say_pass_at_k_and_carry_field_descriptions(bayes: Any) -> None:
     page = summary_html(bayes.summary())
     assert "pass@3 [interval]" in page and "pass^3 [interval]" in page
-    assert 'title="Estimated share of fully correct conversations (p)."' in page
+    assert f'title="{html.escape(SuiteRow.model_fields["rate"].description)}"' in page
 
 
 def test_posterior_figure_only_in_bayesian_modes(bayes: Any, freq: Any) -> None:
@@ -100,7 +100,8 @@ def test_long_tables_start_collapsed(bayes: Any, monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(display, "MAX_ROWS", 10)
     page = results_html(bayes)
     assert "first 10 of 73" in page
-    assert page.count("<tr>") == (1 + 3) + (1 + 1) + (1 + 10)  # head + rows of each table
+    table = page[page.index("Per-conversation results (73)"):]
+    assert table.count("<tr>") == 1 + 10  # head + rows
 
 
 def test_judge_errors_and_their_causes_are_shown() -> None:
@@ -130,14 +131,14 @@ def test_new_summary_fields_show_up_without_a_change_here(bayes: Any) -> None:
         spread_se: float
 
     class Summary(SuiteSummary):
-        diagnostics: dict[str, Any]
-        notes: list[str]
+        calibration_check: dict[str, Any]
+        caveats: list[str]
 
     base = bayes.summary()
     rows = [Row(**r.model_dump(), calibration=0.25, calibration_low=0.125, calibration_high=0.5,
                 spread=0.3, spread_se=0.01) for r in base.rows]
-    summary = Summary(**{**base.model_dump(), "rows": rows}, diagnostics={"r_hat": 1.004},
-                      notes=["pass^k for k > 1 is not identified"])
+    summary = Summary(**{**base.model_dump(), "rows": rows}, calibration_check={"r_hat": 1.004},
+                      caveats=["pass^k for k > 1 is not identified"])
     page = _text(summary_html(summary))
     assert "calibration [interval]" in page and "0.250 [0.125, 0.500]" in page
     assert "0.300 ± 0.010" in page
@@ -153,5 +154,22 @@ def test_records_table_folds_intervals_and_standard_errors() -> None:
 
 def test_plain_text_stays_readable(bayes: Any) -> None:
     summary = bayes.summary()
-    assert str(summary) == summary.to_text() and "pass@3 [interval]" in str(summary)
+    assert str(summary) == summary.to_text() and "pass@3" in str(summary)
     assert repr(bayes).startswith("AgenticResults(73 conversations, k=3")
+
+
+def test_other_bayesian_fits_get_the_reported_intervals_not_a_conjugate_density() -> None:
+    """Empirical Bayes (and hierarchical) posteriors are not Beta(a + c, b + n - c): the figure
+    then shows the means and intervals the rows report."""
+    import matplotlib.pyplot as plt
+
+    from agenteval.plots import plot_rate_posteriors
+
+    results = Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode(method="empirical_bayes"))
+    fig = plot_rate_posteriors(results)
+    ax = fig.axes[0]
+    assert ax.get_title().startswith("posterior means and 95% intervals")
+    for container, row in zip(ax.containers, results.summary().rows):
+        means = container.lines[0].get_xdata()
+        assert np.allclose(means, [row.rate, row.pass_at_k, row.pass_pow_k])
+    plt.close(fig)

@@ -37,3 +37,10 @@ def test_offline_evaluation_does_not_import_llm_stack() -> None:
         "'query': 'q?', 'assistant': '8', 'ground_truth_assistant': '8'}]}], k=1)"
     )
     assert not [m for m in ["openai", "instructor", "aiohttp", "pymc", "matplotlib"] if m in loaded]
+
+
+def test_statistical_modules_import_no_sampler_or_plotting() -> None:
+    loaded = _modules_after("import agenteval.statistical.hierarchical, agenteval.statistical.suite\n"
+                            "from agenteval import BayesianMode\n"
+                            "BayesianMode(method='hierarchical')")
+    assert not [m for m in ["pymc", "pytensor", "arviz", "matplotlib", "pandas"] if m in loaded]

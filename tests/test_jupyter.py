@@ -75,7 +75,10 @@ def run(shell: Any, code: str) -> Any:
 
 
 def same(a: AgenticResults, b: AgenticResults) -> None:
-    assert a.to_json() == b.to_json()
+    """Identical numbers; the manifests differ only in what produced them (time, command)."""
+    ja, jb = a.to_json(), b.to_json()
+    ja.pop("manifest", None), jb.pop("manifest", None)
+    assert ja == jb
 
 
 def demo_dataframe() -> Any:
@@ -101,10 +104,14 @@ def test_line_magic_on_a_file_equals_the_function(shell: Any) -> None:
     assert isinstance(r, AgenticResults) and shell.user_ns["saved"] is r
     same(r, Agentic.run(str(DEMO), k=3,
                         statistical_mode=BayesianMode(beta_prior_a=2, beta_prior_b=3)))
+    manifest = r.to_json()["manifest"]
+    assert manifest["command"] == f"%agentic_eval {DEMO} --k 3 --mode bayesian --prior 2 3 -o saved"
+    assert manifest["data"]["path"] == str(DEMO) and len(manifest["data"]["sha256"]) == 64
 
 
 def test_relative_path_is_read_from_the_working_directory(shell: Any) -> None:
-    out = run(shell, "%agentic_eval data/agentic_demo.jsonl --k 2 --interval clopper-pearson")
+    out = run(shell, "%agentic_eval data/agentic_demo.jsonl --k 2 --mode frequentist "
+                     "--interval clopper-pearson")
     assert out.success and isinstance(out.result, AgenticResults)
     same(out.result, Agentic.run(str(DEMO), k=2,
                                  statistical_mode=FrequentistMode(interval="clopper-pearson")))
@@ -121,20 +128,22 @@ def test_the_magic_is_the_cells_value_and_shows_as_html(shell: Any) -> None:
 def test_a_dataframe_variable(shell: Any) -> None:
     shell.user_ns["df"] = demo_dataframe()
     out = run(shell, "r = %agentic_eval df --k 3 --threshold 0.5")
-    assert out.success
-    same(shell.user_ns["r"], Agentic.run(str(DEMO), k=3, threshold=0.5))
+    assert out.success  # the CLI's default mode, Bayesian
+    same(shell.user_ns["r"], Agentic.run(str(DEMO), k=3, threshold=0.5,
+                                         statistical_mode=BayesianMode()))
 
 
 def test_list_of_dicts_datasets_and_a_single_dict(shell: Any) -> None:
     from agenteval import load_datasets
 
-    expected = Agentic.run([ONE, TWO], k=1)
+    expected = Agentic.run([ONE, TWO], k=1, statistical_mode=FrequentistMode())
     shell.user_ns["convs"] = [ONE, TWO]
     shell.user_ns["rows"] = load_datasets([ONE, TWO])
     shell.user_ns["one"] = ONE
-    same(run(shell, "%agentic_eval convs --k 1").result, expected)
-    same(run(shell, "%agentic_eval rows --k 1").result, expected)
-    same(run(shell, "%agentic_eval one --k 1").result, Agentic.run([ONE], k=1))
+    same(run(shell, "%agentic_eval convs --k 1 --mode frequentist").result, expected)
+    same(run(shell, "%agentic_eval rows --k 1 --mode frequentist").result, expected)
+    same(run(shell, "%agentic_eval one --k 1").result,
+         Agentic.run([ONE], k=1, statistical_mode=BayesianMode()))
 
 
 def test_braces_expand_python_expressions(shell: Any) -> None:
@@ -146,8 +155,9 @@ def test_braces_expand_python_expressions(shell: Any) -> None:
 def test_out_writes_the_cli_files(shell: Any, tmp_path: Path) -> None:
     shell.user_ns["convs"] = [ONE, TWO]
     assert run(shell, f"%agentic_eval convs --k 1 --out {tmp_path / 'o'}").success
-    names = sorted(p.name for p in (tmp_path / "o").iterdir())
-    assert names == ["conversations.csv", "interactions.csv", "results.json", "summary.csv"]
+    names = {p.name for p in (tmp_path / "o").iterdir()}
+    assert {"conversations.csv", "interactions.csv", "results.json", "summary.csv",
+            "report.html"} <= names  # what `agenteval run --out` writes
 
 
 def test_llm_judge_flags_reach_the_judge(shell: Any) -> None:
@@ -186,11 +196,12 @@ def test_cell_magic_json_lines(shell: Any) -> None:
 
 
 def test_cell_magic_json_list_and_yaml(shell: Any) -> None:
-    expected = Agentic.run([ONE, TWO], k=1)
+    expected = Agentic.run([ONE, TWO], k=1, statistical_mode=BayesianMode())
     same(run(shell, "%%agentic_eval --k 1\n" + json.dumps([ONE, TWO], indent=2)).result, expected)
     same(run(shell, "%%agentic_eval --k 1\n" + YAML_CELL).result, expected)
     single = YAML_CELL.split("- session_id: s2")[0].replace("\n  ", "\n")[2:]
-    same(run(shell, "%%agentic_eval --k 1\n" + single).result, Agentic.run([ONE], k=1))
+    same(run(shell, "%%agentic_eval --k 1\n" + single).result,
+         Agentic.run([ONE], k=1, statistical_mode=BayesianMode()))
 
 
 def test_cell_value_can_be_assigned_with_o(shell: Any) -> None:
@@ -216,11 +227,13 @@ def _usage_error(shell: Any, capsys: pytest.CaptureFixture[str], code: str) -> s
 
 @pytest.mark.parametrize(("code", "message"), [
     ("%agentic_eval nothing_here --k 1", "SOURCE 'nothing_here' is neither a variable"),
-    (f"%agentic_eval {DEMO}", "the following arguments are required: --k"),
+    ("%agentic_eval --k 1", "the following arguments are required: SOURCE"),
+    (f"%agentic_eval {DEMO} --k two", "argument --k: invalid int value: 'two'"),
     (f"%agentic_eval {DEMO} --k 0", "k must be an integer >= 1, got 0"),
     (f"%agentic_eval {DEMO} --k 1 --threshold 2", "threshold must be in [0, 1]"),
     (f"%agentic_eval {DEMO} --k 1 --mode magic", "invalid choice: 'magic'"),
-    (f"%agentic_eval {DEMO} --k 1 --prior 2 2", "--prior applies to --mode bayesian"),
+    (f"%agentic_eval {DEMO} --k 1 --mode frequentist --prior 2 2", "--prior applies to --mode bayesian"),
+    (f"%agentic_eval {DEMO} --k 1 --agent nobody", "--agent nobody: no such assistant_id"),
     (f"%agentic_eval {DEMO} --k 1 --max-calls 3", "--max-calls applies to --judge llm"),
     (f"%agentic_eval {DEMO} --k 1 --judge llm --judge-model m", "OPENAI_API_KEY"),
     (f"%agentic_eval {DEMO} --k 1 -o 2bad", "-o 2bad: not a valid Python variable name"),

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -20,3 +25,57 @@ def test_readme_python_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     assert "pass@3=" in out and "method: beta-binomial" in out
     results = namespace["results"]
     assert len(results) >= 40 and results.summary().rows[0].group == "all"
+
+
+def readme_commands() -> list[str]:
+    """Every ``agenteval ...`` command in the README's bash blocks, continuation lines joined."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    commands = []
+    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+        for line in block.replace("\\\n", " ").splitlines():
+            if line.strip().startswith("agenteval"):
+                commands.append(line.strip())
+    return commands
+
+
+def test_readme_names_only_files_that_exist() -> None:
+    for command in readme_commands():
+        for word in shlex.split(command, comments=True):
+            if word.startswith("data/"):
+                assert (REPO / word).is_file(), (command, word)
+
+
+def test_every_readme_command_runs_as_written(tmp_path: Path) -> None:
+    """Run each command in order (``show out/demo`` reads what ``run --out out/demo`` wrote).
+
+    The working folder is a scratch copy with ``data/`` linked in, so nothing is written into the
+    repository. LLM-judge commands are sent to the local fake OpenAI server: through
+    ``$OPENAI_BASE_URL`` (the openai SDK's own variable) where the command names no endpoint,
+    and by replacing the ``--base-url`` value where it names one; no other word is changed.
+    """
+    from tests.judge.openai_server import FakeOpenAI
+
+    commands = readme_commands()
+    assert any("--judge llm" in c for c in commands) and any(c.startswith("agenteval show") for c in commands)
+    (tmp_path / "data").symlink_to(REPO / "data")
+    exe = Path(sys.executable).with_name("agenteval")
+    with FakeOpenAI() as server:
+        env = {**os.environ, "OPENAI_BASE_URL": server.base_url, "OPENAI_API_KEY": "sk-readme-test",
+               "MY_PROVIDER_KEY": "sk-readme-test", "NO_COLOR": "1"}
+        for command in commands:
+            words = shlex.split(command, comments=True)
+            if "--base-url" in words:
+                words[words.index("--base-url") + 1] = server.base_url
+            proc = subprocess.run([str(exe), *words[1:]], cwd=tmp_path, env=env,
+                                  capture_output=True, text=True, timeout=300)
+            assert proc.returncode == 0, (command, proc.stdout[-2000:], proc.stderr[-2000:])
+            assert "Traceback" not in proc.stderr, command
+        assert server.requests, "the LLM commands never reached the judge server"
+    assert (tmp_path / "out" / "demo" / "report.html").is_file()
+    # the reload example reads the run the commands above wrote
+    block = next(b for b in re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(),
+                                       flags=re.S) if "load_results" in b)
+    proc = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "agenteval run data/agentic_demo.jsonl --out out/demo" in proc.stdout

@@ -5,14 +5,19 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shlex
 import sys
-from collections import Counter
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from agenteval.errors import AgentEvalError, ConfigError
 
 FORMATS = ("table", "json", "csv")
+DEFAULT_K = 3
+"""k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
+DEFAULT_MIN_JUDGED = 0.95
+"""Share of interactions that must get a verdict for the run to exit 0."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -21,10 +26,12 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                          description="Evaluate a file of agent conversations (.jsonl, .json, or "
                          "OpenAI-style traces) and print per-conversation and suite results.")
     run.add_argument("data", type=Path, help="conversations: .jsonl (one per line) or .json (a list)")
-    run.add_argument("--k", type=int, required=True, help="attempts for pass@k / pass^k (>= 1)")
-    run.add_argument("--mode", choices=("frequentist", "bayesian"), default="frequentist",
-                     help="frequentist: plug-in estimates with Wilson intervals; bayesian: exact "
-                     "conjugate Beta-Binomial posterior (default: %(default)s)")
+    run.add_argument("--k", type=int, default=DEFAULT_K,
+                     help="attempts for pass@k / pass^k, >= 1 (default: %(default)s)")
+    run.add_argument("--mode", choices=("frequentist", "bayesian"), default="bayesian",
+                     help="bayesian: exact conjugate Beta-Binomial posterior; frequentist: plug-in "
+                     "estimates with Wilson intervals (default: %(default)s; the Python API "
+                     "defaults to FrequentistMode() like Fair Forge)")
     run.add_argument("--threshold", type=float, default=0.7,
                      help="judge score an answer needs to count as correct (default: %(default)s)")
     run.add_argument("--tool-threshold", type=float, default=1.0,
@@ -37,7 +44,24 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--out", type=Path, help="directory to write results files into")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
-    judge = run.add_argument_group("judge")
+    run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
+                     help="exit 1 when fewer than this share of interactions got a verdict "
+                     "(default: %(default)s; 0 accepts any)")
+    pick = run.add_argument_group("selection")
+    pick.add_argument("--agent", action="append", metavar="ID",
+                      help="evaluate only this assistant_id (repeat for several)")
+    pick.add_argument("--task", action="append", metavar="ID",
+                      help="evaluate only this task_id (repeat for several)")
+    pick.add_argument("--limit", type=int, metavar="N",
+                      help="evaluate only the first N conversations (after --agent / --task)")
+    add_judge_arguments(run)
+    run.set_defaults(handler=run_command)
+    return run
+
+
+def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
+    """The judge flags (shared by every subcommand that judges; see :func:`make_judge`)."""
+    judge = parser.add_argument_group("judge")
     judge.add_argument("--judge", choices=("offline", "llm"), default="offline",
                        help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
     judge.add_argument("--judge-model", help="model name for --judge llm")
@@ -51,8 +75,6 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
     judge.add_argument("--plain-text", action="store_true",
                        help="ask for a fenced JSON block instead of structured output")
-    run.set_defaults(handler=run_command)
-    return run
 
 
 def make_mode(args: argparse.Namespace) -> Any:
@@ -103,28 +125,35 @@ def make_judge(args: argparse.Namespace) -> Any:
                     cache=cache, use_structured_output=not args.plain_text, strict=args.strict)
 
 
-def evaluate_args(source: Any, args: argparse.Namespace) -> Any:
-    """Run ``Agentic.run`` on ``source`` as the flags ask and write ``--out``.
+def evaluate_args(args: argparse.Namespace, *, source: Any = None,
+                  command: str | None = None) -> tuple[Any, list[Any]]:
+    """Check the flags, load and select the conversations, run ``Agentic.run``, write ``--out``.
 
-    Shared by ``agenteval run`` and the ``%agentic_eval`` magic, whose ``source`` may also be
-    Datasets, dicts or a DataFrame: a flag added here works in both.
+    Shared by ``agenteval run`` (``source`` None: ``args.data`` is read) and the
+    ``%agentic_eval`` magic, whose ``source`` may also be Datasets, dicts or a DataFrame: a flag
+    added here works in both. Returns the results and the conversations evaluated.
     """
+    from agenteval.core.retriever import load_datasets
     from agenteval.metrics.agentic import Agentic
 
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise AgentEvalError(f"--out {args.out}: exists and is not a directory")
-    results = Agentic.run(source, make_judge(args), args.k, threshold=args.threshold,
+    check_unit_flag("--min-judged", args.min_judged)
+    if args.out is not None:
+        check_out_dir(args.out)
+    loaded = load_for_run(args) if source is None else load_datasets(source)
+    datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit)
+    results = Agentic.run(datasets, make_judge(args), args.k, threshold=args.threshold,
                           tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
                           strict=args.strict)
+    record_provenance(results, args, command=command, data_described=source is None)
     if args.out is not None:
         write_outputs(results, args.out)
-    return results
+        write_run_report(results, args.out, datasets)
+    return results, datasets
 
 
 def run_command(args: argparse.Namespace) -> int:
-    if not args.data.exists():
-        raise AgentEvalError(f"{args.data}: no such file")
-    results = evaluate_args(str(args.data), args)
+    check_data_path(args.data)
+    results, _ = evaluate_args(args)
     out = sys.stdout
     if args.format == "json":
         json.dump(results.to_json(), out, indent=2)
@@ -134,22 +163,122 @@ def run_command(args: argparse.Namespace) -> int:
     else:
         out.write(format_table(results) + "\n")
         if args.out is not None:
-            out.write(f"\nwrote results to {args.out}/\n")
-    return _report_judge_errors(results)
+            out.write(f"\nwrote results to {args.out}/ (open {args.out / 'report.html'} in a "
+                      f"browser; `agenteval show {args.out}` prints this summary again)\n")
+    return judged_policy(results, min_judged=args.min_judged)
 
 
-def _report_judge_errors(results: Any) -> int:
-    """Warn about unjudged interactions with their causes; exit 1 when nothing could be judged."""
-    causes: Counter[str] = Counter(r.judge_error for m in results for r in m.interactions
-                                   if r.judge_error)
-    if causes:
-        total = sum(causes.values())
-        print(f"agenteval: warning: {total} interaction(s) could not be judged and were left out "
-              "of n and c; most frequent causes:", file=sys.stderr)
-        for cause, count in causes.most_common(3):
-            print(f"  {count} x {cause[:300]}", file=sys.stderr)
-    if sum(m.total_interactions for m in results) == 0:
+def check_data_path(path: Path) -> None:
+    """One line that says what to do for the paths a user commonly gets wrong."""
+    if not path.exists():
+        raise AgentEvalError(f"{path}: no such file")
+    if path.is_dir():
+        hint = ""
+        if (path / "results.json").exists():
+            hint = f"; to print the summary of that past run use: agenteval show {path}"
+        else:
+            files = sorted(p.name for p in path.iterdir() if p.suffix.lower() in (".jsonl", ".json"))
+            if files:
+                hint = f", e.g. {path / files[0]}"
+        raise AgentEvalError(f"{path}: is a directory; pass one .jsonl or .json file of "
+                             f"conversations{hint}")
+
+
+def check_unit_flag(flag: str, value: float) -> None:
+    if not 0.0 <= value <= 1.0:
+        raise ConfigError(f"{flag} must be a share in [0, 1], got {value}")
+
+
+def check_out_dir(out: Path) -> None:
+    """Fail before judging, not after, when the results could not be written."""
+    if out.exists() and not out.is_dir():
+        raise AgentEvalError(f"--out {out}: exists and is not a directory; choose a directory "
+                             "path (it is created if missing)")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise AgentEvalError(f"--out {out}: cannot write there ({reason}); choose a directory "
+                             "you can write to, e.g. --out out/run1") from None
+
+
+def load_for_run(args: argparse.Namespace) -> list[Any]:
+    """The conversations of ``args.data``, validated."""
+    from agenteval.core.retriever import load_datasets
+
+    return load_datasets(str(args.data))
+
+
+def select(datasets: list[Any], *, agents: list[str] | None, tasks: list[str] | None,
+           limit: int | None) -> list[Any]:
+    """Keep the conversations of the given agents and tasks, then the first ``limit``."""
+    if limit is not None and limit < 1:
+        raise ConfigError(f"--limit must be an integer >= 1, got {limit}")
+    chosen = datasets
+    for flag, wanted, attr in (("--agent", agents, "assistant_id"), ("--task", tasks, "task_id")):
+        if not wanted:
+            continue
+        present = {getattr(d, attr) for d in chosen}
+        missing = [w for w in wanted if w not in present]
+        if missing:
+            known = sorted(str(v) for v in present if v is not None)
+            shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
+            raise ConfigError(f"{flag} {missing[0]}: no such {attr} among the selected "
+                              f"conversations (have: {shown or 'none'})")
+        chosen = [d for d in chosen if getattr(d, attr) in wanted]
+    return chosen[:limit] if limit is not None else chosen
+
+
+def record_provenance(results: Any, args: argparse.Namespace, *, command: str | None = None,
+                      data_described: bool = True) -> None:
+    """The command line and data file go into the results' manifest (the magic passes its own
+    command line, and a data file only when SOURCE was one)."""
+    from agenteval.results_io import describe_source
+
+    results.provenance.update({
+        "command": command or shlex.join(["agenteval", *getattr(args, "argv", [])]),
+        "selection": {"agent": args.agent, "task": args.task, "limit": args.limit},
+    })
+    if data_described:
+        results.provenance["data"] = describe_source(args.data)
+
+
+def write_run_report(results: Any, out: Path, datasets: list[Any]) -> None:
+    """report.html, after the other outputs so it can embed the figures written next to it."""
+    from agenteval.report import write_report
+
+    write_report(results, out / "report.html", datasets=datasets, figures_dir=out)
+
+
+def judged_policy(results: Any, *, min_judged: float) -> int:
+    """Warn about unjudged interactions, grouped by kind; exit 1 below ``min_judged``.
+
+    A rate computed from the few interactions a failing judge did score is not the suite's rate,
+    so a heavily failed run must not look like a success to a script or CI job.
+    """
+    from agenteval.failures import group_failures, judged_share
+
+    judged, total = judged_share(results)
+    groups = group_failures(results)
+    if groups:
+        failed = sum(g.count for g in groups)
+        print(f"agenteval: warning: {failed} of {total} interactions ({failed / total:.1%}) could "
+              "not be judged and were left out of n and c; causes by kind:", file=sys.stderr)
+        for g in groups:
+            print(f"  {g.count} x {g.kind}", file=sys.stderr)
+            if g.example != g.kind:
+                print(f"      e.g. (session {g.session_id}) {g.example}", file=sys.stderr)
+    if judged == 0:
         print("agenteval: error: no interaction could be judged", file=sys.stderr)
+        return 1
+    share = judged / total if total else 1.0
+    if share < min_judged:
+        print(f"agenteval: error: only {judged} of {total} interactions ({share:.1%}) were "
+              f"judged, below --min-judged {min_judged:g}, so the estimates above rest on part of "
+              "the data; fix the causes listed, or pass a lower --min-judged to accept the run",
+              file=sys.stderr)
         return 1
     return 0
 
@@ -175,11 +304,13 @@ def format_table(results: Any) -> str:
     })
     summary = results.summary()
     judge = summary.judge
+    estimate = "plug-in estimate" if results.method.startswith("plug-in") else "posterior mean"
     lines = [
-        f"agenteval: {len(results)} conversations, k={k}",
+        f"agenteval: {len(results)} conversations, k={k}; per conversation: n interactions "
+        f"judged, c correct, pass@{k} / pass^{k} = {estimate} [interval] from its rate c/n",
         view.to_string(index=False),
         "",
-        "suite summary (share of fully correct conversations):",
+        "suite summary:",
         summary.to_text(),
         "",
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
@@ -189,11 +320,17 @@ def format_table(results: Any) -> str:
 
 
 def write_outputs(results: Any, out: Path) -> None:
-    """conversations.csv, interactions.csv, summary.csv and results.json in ``out``."""
+    """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
+    comparisons.csv and ranking.csv) and results.json in ``out``."""
     out.mkdir(parents=True, exist_ok=True)
     results.to_dataframe().to_csv(out / "conversations.csv", index=False)
     results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
-    results.summary().to_dataframe().to_csv(out / "summary.csv")
+    summary = results.summary()
+    summary.to_dataframe().to_csv(out / "summary.csv")
+    results.quality().to_csv(out / "quality.csv", index=False)
+    if summary.comparisons:
+        summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
+        summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")

@@ -152,7 +152,12 @@ def _validate(record: Any, where: _Where) -> Dataset:
     if isinstance(record, BaseModel):
         record = record.model_dump()
     if not isinstance(record, Mapping):
+        if _is_message_list(record):
+            raise where.error(f"a bare list of chat messages, not a conversation record: {_WRAP}")
         raise where.error(f"expected a JSON object (one conversation), got {_kind(record)}")
+    if "role" in record and not {"messages", "conversation", "session_id"} & set(record):
+        raise where.error(f"one chat message (role {record['role']!r}), not a conversation "
+                          f"record: {_WRAP}")
     if "messages" in record and "conversation" not in record:
         from agenteval.core.traces import _trace_record_to_dataset
 
@@ -162,6 +167,15 @@ def _validate(record: Any, where: _Where) -> Dataset:
         return Dataset.model_validate(dict(record))
     except ValidationError as exc:
         raise validation_to_data_error(exc, where) from None
+
+
+_WRAP = ('wrap each conversation\'s messages in one record, {"session_id": "s1", '
+         '"assistant_id": "my-agent", "messages": [...]} (see data/README.md, OpenAI transcripts)')
+
+
+def _is_message_list(value: Any) -> bool:
+    return (isinstance(value, list) and bool(value)
+            and all(isinstance(m, Mapping) and "role" in m for m in value))
 
 
 def _kind(value: Any) -> str:

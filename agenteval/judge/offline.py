@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Sequence
 from decimal import Context, Decimal
 from fractions import Fraction
+from typing import Any
 
 from agenteval._numbers import WrittenNumber, find_numbers, remove_numbers, to_float
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, JudgeOutcome, Verdict
@@ -182,6 +183,46 @@ class OfflineJudge(Judge):
         run.calls += len(items)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes
+
+    # ---- RAG verdicts by token overlap (rules and thresholds in agenteval.judge.offline_rag) --
+
+    async def ajudge_node_relevance(self, items: Sequence[Any]) -> list[Any]:
+        """One relevance verdict per node of each ``NodeRelevanceItem`` (or a failure)."""
+        from agenteval.judge import offline_rag as rag
+
+        out: list[Any] = []
+        for item in items:
+            verdicts = [rag.node_relevance(item.query, item.ground_truth, n) for n in item.nodes]
+            if any(v is None for v in verdicts):
+                out.append(JudgeFailure("no content words in the question or expected answer to "
+                                        "compare nodes with", kind="no_reference"))
+            else:
+                out.append(rag.OverlapRelevance(tuple(verdicts)))  # type: ignore[arg-type]
+        self._count(out)
+        return out
+
+    async def ajudge_statements(self, items: Sequence[Any]) -> list[Any]:
+        """The sentences of each ``StatementsItem``'s text."""
+        from agenteval.judge import offline_rag as rag
+
+        out: list[Any] = [rag.OverlapStatements(rag.split_statements(item.text)) for item in items]
+        self._count(out)
+        return out
+
+    async def ajudge_attribution(self, items: Sequence[Any]) -> list[Any]:
+        """One attribution verdict (with the supporting node) per statement of each item."""
+        from agenteval.judge import offline_rag as rag
+
+        out: list[Any] = [rag.OverlapAttributions(tuple(rag.attribution(s, item.nodes)
+                                                        for s in item.statements))
+                          for item in items]
+        self._count(out)
+        return out
+
+    def _count(self, outcomes: Sequence[Any]) -> None:
+        run = self.run_record
+        run.calls += len(outcomes)
+        run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
 
     def __repr__(self) -> str:
         return "OfflineJudge()"

@@ -24,6 +24,7 @@ from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationIte
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
 from agenteval.results import AgenticResults, RunSettings, without_data
+from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
 from agenteval.statistical.estimators import (
@@ -112,8 +113,12 @@ class Agentic:
             k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
             mode=mode,
         )
-        return evaluate(datasets, judge, settings, strict=strict, include_history=include_history,
-                        verbose=verbose)
+        results = evaluate(datasets, judge, settings, strict=strict,
+                           include_history=include_history, verbose=verbose)
+        results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
+                                                tool_threshold=tool_threshold,
+                                                statistical_mode=mode, strict=strict))
+        return results
 
 
 def evaluate(
@@ -145,7 +150,8 @@ def evaluate(
 
     n = np.array([sum(r.is_correct is not None for r in rs) for rs in per_conversation])
     c = np.array([sum(r.is_correct is True for r in rs) for rs in per_conversation])
-    est = without_data(settings.mode.estimate(n, c, settings.k), n)
+    est = without_data(settings.mode.estimate_units(
+        n, c, settings.k, groups=[ds.assistant_id for ds in datasets]), n)
     with np.errstate(invalid="ignore", divide="ignore"):
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
         unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
@@ -262,17 +268,20 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure,
     if isinstance(outcome, JudgeFailure):
         return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
                                  tool_correctness=tool, is_correct=None,
-                                 judge_error=f"{outcome.kind}: {outcome.cause}")
+                                 judge_error=f"{outcome.kind}: {outcome.cause}",
+                                 judge_error_code=getattr(outcome, "code", "") or None)
     score = float(outcome.score)
     correct: bool | None = score >= settings.threshold and (tool is None or tool.is_correct)
-    error = None
+    error = code = None
     if tool_failure is not None and score >= settings.threshold:
         best = _score_tools(batch, settings, utilization_override=1.0)
         if best is not None and best.is_correct:  # full utilisation would pass: unknown
             correct = None
             error = f"tool-result use: {tool_failure.kind}: {tool_failure.cause}"
+            code = getattr(tool_failure, "code", "") or None
     return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=outcome.reasoning,
-                             tool_correctness=tool, is_correct=correct, judge_error=error)
+                             tool_correctness=tool, is_correct=correct, judge_error=error,
+                             judge_error_code=code)
 
 
 def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:

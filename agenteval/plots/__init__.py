@@ -51,6 +51,9 @@ _RC = {
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
 _EXPORTS: dict[str, str] = {
     "plot_coverage": "agenteval.plots.coverage",
+    "plot_difference": "agenteval.plots.compare",
+    "plot_pairwise": "agenteval.plots.compare",
+    "plot_power_curve": "agenteval.plots.compare",
     "plot_prior_sensitivity": "agenteval.plots.sensitivity",
     "plot_priors": "agenteval.plots.sensitivity",
     "plot_rate_posteriors": "agenteval.plots.summary",

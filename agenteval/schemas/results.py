@@ -56,6 +56,10 @@ class InteractionResult(BaseModel):
         description="score >= threshold and (if tools apply) tools correct; None on a judge error."
     )
     judge_error: str | None = Field(default=None, description="Why the judge could not score it.")
+    judge_error_code: str | None = Field(
+        default=None, description="Stable code of the failure for grouping (e.g. invalid_verdict, "
+        "timeout, http_5xx, as the judge reports it); None when judged or when the judge gives none."
+    )
 
 
 class AgenticMetric(BaseModel):

@@ -20,6 +20,8 @@ import numpy as np
 
 from agenteval.errors import ConfigError, check_level
 from agenteval.statistical import estimators as est
+from agenteval.statistical import suite
+from agenteval.statistical.suite import TaskEstimate
 
 __all__ = ["PassEstimate", "StatisticalMode", "FrequentistMode", "BayesianMode"]
 
@@ -99,6 +101,31 @@ def _check_ci_level(ci_level: object) -> float:
     return check_level("ci_level", ci_level)
 
 
+def _check_positive_int(name: str, value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ConfigError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+def _group_codes(groups: Any, size: int) -> tuple[np.ndarray, list[str]]:
+    """Integer codes (order of first appearance) and names for per-unit group labels."""
+    if groups is None:
+        return np.zeros(size, dtype=np.int64), ["all"]
+    labels = [str(x) for x in groups]
+    if len(labels) != size:
+        raise ConfigError(f"groups must have one label per unit ({size}), got {len(labels)}")
+    names: dict[str, int] = {}
+    codes = np.array([names.setdefault(x, len(names)) for x in labels], dtype=np.int64)
+    return codes, list(names)
+
+
+def _check_seed(value: object) -> int | None:
+    if value is not None and (isinstance(value, bool) or not isinstance(value, (int, np.integer))
+                              or value < 0):
+        raise ConfigError(f"rng_seed must be an integer >= 0 or None, got {value!r}")
+    return None if value is None else int(value)
+
+
 def _at_k(p: np.ndarray, k: np.ndarray) -> np.ndarray:
     """p -> 1 - (1-p)^k, accurate for small p (increasing in p)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -164,6 +191,33 @@ class StatisticalMode(ABC):
     def get_result_type(self) -> str:
         """"point_estimate" or "distribution" (compat with Fair Forge)."""
 
+    def estimate_units(self, n: Any, c: Any, k: Any, *, groups: Any = None) -> PassEstimate:
+        """:meth:`estimate` for units that belong to ``groups`` (agents); only the hierarchical
+        methods use the groups, the others estimate every unit on its own."""
+        return self.estimate(n, c, k)
+
+    def stratified_rate(self, n: Any, m: Any, c: Any, k: int) -> dict[str, float]:
+        """Share of fully correct conversations post-stratified by length (see ``suite``).
+
+        ``n``, ``m``, ``c``: per length, conversations, complete ones, fully correct ones.
+        """
+        return suite.frequentist_stratified_rate(n, m, c, k, level=self.ci_level)
+
+    def task_estimate(self, n: Any, c: Any, k: int) -> TaskEstimate:
+        """Task-level pass@k / pass^k from per-task complete attempts n and successes c."""
+        return suite.frequentist_task_estimate(n, c, k, level=self.ci_level)
+
+    def task_estimates(self, n: Any, c: Any, k: int, *, groups: Any,
+                       names: list[str]) -> list[TaskEstimate]:
+        """[all tasks, then one per group in ``names`` order]; ``groups`` are indices into names."""
+        n, c, g = np.asarray(n), np.asarray(c), np.asarray(groups, dtype=np.int64)
+        return [self.task_estimate(n, c, k)] + [self.task_estimate(n[g == i], c[g == i], k)
+                                                for i in range(len(names))]
+
+    def fit(self, n: Any, c: Any, *, groups: Any = None) -> Any:
+        """The hierarchical fit behind the estimates (None for the modes that have none)."""
+        return None
+
 
 class FrequentistMode(StatisticalMode):
     """Plug-in estimates c/n, 1-(1-c/n)^k, (c/n)^k with a binomial confidence interval.
@@ -174,14 +228,28 @@ class FrequentistMode(StatisticalMode):
 
     _INTERVALS = {"wilson": est.wilson_interval, "clopper-pearson": est.clopper_pearson_interval}
 
-    def __init__(self, *, ci_level: float = 0.95, interval: str = "wilson") -> None:
+    def __init__(self, *, ci_level: float = 0.95, interval: str = "wilson",
+                 bootstrap_samples: int = 2000, rng_seed: int | None = 42) -> None:
         self.ci_level = _check_ci_level(ci_level)
         if interval not in self._INTERVALS:
             raise ConfigError(f"interval must be one of {sorted(self._INTERVALS)}, got {interval!r}")
         self.interval = interval
+        self.bootstrap_samples = _check_positive_int("bootstrap_samples", bootstrap_samples)
+        self.rng_seed = _check_seed(rng_seed)
 
     def __repr__(self) -> str:
-        return f"FrequentistMode(ci_level={self.ci_level!r}, interval={self.interval!r})"
+        return (f"FrequentistMode(ci_level={self.ci_level!r}, interval={self.interval!r}, "
+                f"bootstrap_samples={self.bootstrap_samples}, rng_seed={self.rng_seed!r})")
+
+    def stratified_rate(self, n: Any, m: Any, c: Any, k: int) -> dict[str, float]:
+        """Post-stratified share with a Korn-Graubard effective-sample-size interval."""
+        return suite.frequentist_stratified_rate(n, m, c, k, level=self.ci_level,
+                                                 interval=self.interval)
+
+    def task_estimate(self, n: Any, c: Any, k: int) -> TaskEstimate:
+        """Unbiased estimators averaged over tasks, seeded percentile-bootstrap intervals."""
+        return suite.frequentist_task_estimate(n, c, k, level=self.ci_level,
+                                               bootstrap=self.bootstrap_samples, seed=self.rng_seed)
 
     def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
         """Plug-in rate, pass@k, pass^k and their intervals per conversation."""
@@ -250,8 +318,15 @@ class BayesianMode(StatisticalMode):
     ``n == 0`` gives the prior.
     """
 
+    METHODS = ("conjugate", "empirical_bayes", "hierarchical")
+
     def __init__(self, mc_samples: int = 5000, ci_level: float = 0.95, beta_prior_a: float = 1.0,
-                 beta_prior_b: float = 1.0, rng_seed: int | None = 42) -> None:
+                 beta_prior_b: float = 1.0, rng_seed: int | None = 42, *,
+                 method: str = "conjugate", draws: int = 1000, tune: int = 1000, chains: int = 4,
+                 cores: int = 1, target_accept: float = 0.9, nuts_sampler: str = "auto",
+                 random_seed: int | None = None, prior_mu: tuple[float, float] = (1.0, 1.0),
+                 prior_log_kappa: tuple[float, float] = (2.0, 1.5),
+                 share_across_agents: bool = False) -> None:
         if isinstance(mc_samples, bool) or not isinstance(mc_samples, (int, np.integer)) or mc_samples < 1:
             raise ConfigError(f"mc_samples must be an integer >= 1, got {mc_samples!r}")
         self.mc_samples = int(mc_samples)
@@ -269,14 +344,136 @@ class BayesianMode(StatisticalMode):
                                      or not isinstance(rng_seed, (int, np.integer)) or rng_seed < 0):
             raise ConfigError(f"rng_seed must be an integer >= 0 or None, got {rng_seed!r}")
         self.rng_seed = None if rng_seed is None else int(rng_seed)
+        if random_seed is not None:
+            self.rng_seed = _check_seed(random_seed)
+        if method not in self.METHODS:
+            raise ConfigError(f"method must be one of {list(self.METHODS)}, got {method!r}")
+        self.method = method
+        from agenteval.statistical.hierarchical import HyperPrior, SamplerSettings
+
+        try:
+            mu_a, mu_b = (float(x) for x in prior_mu)
+            lk_mean, lk_sd = (float(x) for x in prior_log_kappa)
+        except (TypeError, ValueError):
+            raise ConfigError("prior_mu and prior_log_kappa must be pairs of numbers: (a, b) of "
+                              "mu's Beta prior and (mean, sd) of log kappa's Normal prior") from None
+        self.prior = HyperPrior(mu_a, mu_b, lk_mean, lk_sd)
+        self.sampler = SamplerSettings(draws=draws, tune=tune, chains=chains, cores=cores,
+                                       target_accept=float(target_accept)
+                                       if isinstance(target_accept, (int, float)) else target_accept,
+                                       nuts_sampler=nuts_sampler)
+        self.share_across_agents = bool(share_across_agents)
+        self._fits: dict[bytes, Any] = {}
 
     def __repr__(self) -> str:
+        extra = ""
+        if self.method != "conjugate":
+            s = self.sampler
+            extra = (f", method={self.method!r}, prior_mu=({self.prior.mu_a:g}, {self.prior.mu_b:g}), "
+                     f"prior_log_kappa=({self.prior.log_kappa_mean:g}, {self.prior.log_kappa_sd:g})")
+            if self.method == "hierarchical":
+                extra += (f", draws={s.draws}, tune={s.tune}, chains={s.chains}, cores={s.cores}, "
+                          f"target_accept={s.target_accept}, nuts_sampler={s.nuts_sampler!r}, "
+                          f"share_across_agents={self.share_across_agents}")
         return (f"BayesianMode(mc_samples={self.mc_samples}, ci_level={self.ci_level!r}, "
                 f"beta_prior_a={self.beta_prior_a!r}, beta_prior_b={self.beta_prior_b!r}, "
-                f"rng_seed={self.rng_seed!r})")
+                f"rng_seed={self.rng_seed!r}{extra})")
+
+    # ------------------------------------------------------------------ hierarchical methods
+
+    def fit(self, n: Any, c: Any, *, groups: Any = None) -> Any:
+        """The empirical-Bayes or MCMC fit of (mu, kappa) per group, cached per data set.
+
+        ``groups``: one label per unit (e.g. assistant_id) or None (one group). Returns None in
+        the conjugate method.
+        """
+        if self.method == "conjugate":
+            return None
+        from agenteval.statistical import hierarchical as hier
+
+        n_arr, c_arr, _, _ = est._check_counts(n, c)
+        codes, names = _group_codes(groups, n_arr.size)
+        key = b"|".join([self.method.encode(), n_arr.tobytes(), c_arr.tobytes(), codes.tobytes(),
+                         "\x00".join(names).encode()])
+        if key not in self._fits:
+            if self.method == "empirical_bayes":
+                fit = hier.fit_empirical_bayes(n_arr, c_arr, codes, prior=self.prior,
+                                               seed=self.rng_seed)
+            else:
+                fit = hier.fit_mcmc(n_arr, c_arr, codes, prior=self.prior, sampler=self.sampler,
+                                    share_across_agents=self.share_across_agents,
+                                    seed=self.rng_seed, group_names=names)
+            fit.names = names
+            while len(self._fits) >= 4:
+                self._fits.pop(next(iter(self._fits)))
+            self._fits[key] = fit
+        return self._fits[key]
+
+    def estimate_units(self, n: Any, c: Any, k: Any, *, groups: Any = None) -> PassEstimate:
+        """Conjugate: :meth:`estimate`. Hierarchical / empirical Bayes: partially pooled within
+        each group (conversations of one agent share (mu, kappa))."""
+        if self.method == "conjugate":
+            return self.estimate(n, c, k)
+        from agenteval.errors import check_k
+
+        k_int = check_k(int(np.asarray(k).reshape(-1)[0]) if np.ndim(k) else k)
+        fit = self.fit(n, c, groups=groups)
+        out = fit.unit_summary(k_int, self.ci_level)
+        return PassEstimate(**out, method=f"{fit.method}, partially pooled per agent "
+                            f"({_level_text(self.ci_level)} intervals)")
+
+    def _hier_task_estimate(self, fit: Any, n: np.ndarray, c: np.ndarray, k: int,
+                            mask: np.ndarray, weights: np.ndarray) -> TaskEstimate:
+        n_sel, c_sel = n[mask], c[mask]
+        max_attempts = int(n_sel.max()) if n_sel.size else 0
+        identified = k == 1 or max_attempts >= 2
+        ub = suite._mean_unbiased(n_sel, c_sel, k)
+        method = (f"{fit.method}: suite's tasks = mean over tasks of the partially pooled p_t^k; "
+                  "new task = B(a+k, b)/B(a, b) per draw")
+        common = {"tasks": int(n_sel.size), "tasks_with_k": int(np.sum(n_sel >= k)),
+                  "max_attempts": max_attempts, "identified": identified, "method": method}
+        if not n_sel.size or not identified:
+            return TaskEstimate.empty(**common, unbiased_pass_at_k=ub[0], unbiased_pass_pow_k=ub[1])
+        t = fit.task_summary(k, self.ci_level, mask)
+        pop = fit.population(k, self.ci_level, weights)
+        return TaskEstimate(**common, **{f"task_{key}": v for key, v in t.items()},
+                            **{f"new_task_{key}": pop[key] for key in t},
+                            unbiased_pass_at_k=ub[0], unbiased_pass_pow_k=ub[1])
+
+    def task_estimates(self, n: Any, c: Any, k: int, *, groups: Any,
+                       names: list[str]) -> list[TaskEstimate]:
+        """One fit over every task (units = tasks, groups = agents), summarised per group."""
+        if self.method == "conjugate":
+            return super().task_estimates(n, c, k, groups=groups, names=names)
+        n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
+        g = np.asarray(groups, dtype=np.int64)
+        if n.size == 0:
+            return [self.task_estimate(n, c, k) for _ in range(len(names) + 1)]
+        fit = self.fit(n, c, groups=[names[i] for i in g])
+        order = {name: i for i, name in enumerate(fit.names)}
+        per_fit_group = np.array([np.sum(g == names.index(name)) for name in fit.names], dtype=float)
+        out = [self._hier_task_estimate(fit, n, c, k, np.ones(n.size, bool), per_fit_group)]
+        for i, name in enumerate(names):
+            w = np.zeros(len(fit.names))
+            if name in order:
+                w[order[name]] = 1.0
+            out.append(self._hier_task_estimate(fit, n, c, k, g == i, w if w.any() else per_fit_group))
+        return out
 
     def _posterior(self, n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return self.beta_prior_a + c, self.beta_prior_b + (n - c)
+
+    def stratified_rate(self, n: Any, m: Any, c: Any, k: int) -> dict[str, float]:
+        """Post-stratified posterior share: exact mean, seeded Monte Carlo interval."""
+        return suite.bayes_stratified_rate(n, m, c, k, a=self.beta_prior_a, b=self.beta_prior_b,
+                                           level=self.ci_level, draws=self.mc_samples,
+                                           seed=self.rng_seed)
+
+    def task_estimate(self, n: Any, c: Any, k: int) -> TaskEstimate:
+        """Independent per-task conjugate posteriors: exact means, seeded MC intervals."""
+        return suite.conjugate_task_estimate(n, c, k, a=self.beta_prior_a, b=self.beta_prior_b,
+                                             level=self.ci_level, draws=self.mc_samples,
+                                             seed=self.rng_seed)
 
     def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
         """Exact posterior means and equal-tailed intervals of p, pass@k and pass^k."""

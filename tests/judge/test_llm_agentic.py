@@ -111,7 +111,10 @@ def test_budget_cap_through_the_cli(server: FakeOpenAI, tmp_path: Path,
     data.write_text("".join(json.dumps(c) + "\n" for c in suite()))
     args = ["run", str(data), "--k", "1", "--judge", "llm", "--judge-model", "m",
             "--base-url", server.base_url, "--no-cache", "--max-calls", "2", "--format", "json"]
-    assert main(args) == 0
+    assert main(args) == 1                          # most were not judged: below --min-judged
+    capsys.readouterr()
+    server.reset()
+    assert main([*args, "--min-judged", "0"]) == 0
     result = json.loads(capsys.readouterr().out)
     assert len(server.requests) == 2
     assert result["summary"]["judge"]["not_judged_budget"] >= 2
@@ -200,6 +203,6 @@ def test_cli_names_the_causes_of_judge_failures(
     data.write_text(json.dumps(suite()[0]) + "\n")
     server.on("server fails", Status(400))  # not retried: keeps the test fast
     assert main(["run", str(data), "--k", "1", "--judge", "llm", "--judge-model", "m",
-                 "--base-url", server.base_url, "--no-cache"]) == 0
+                 "--base-url", server.base_url, "--no-cache", "--min-judged", "0"]) == 0
     err = capsys.readouterr().err
-    assert "1 interaction(s) could not be judged" in err and "400" in err
+    assert "1 of 2 interactions (50.0%) could not be judged" in err and "400" in err

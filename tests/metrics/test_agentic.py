@@ -122,7 +122,8 @@ def test_per_task_unbiased_estimators_average_over_tasks() -> None:
     suite += [conv(f"t2-{i}", [("8", "8")], task="t2") for i in range(3)]
     suite += [conv(f"t3-{i}", [("8", "8")], task="t3") for i in range(2)]
     row = Agentic.run(suite, k=3).summary().rows[0]
-    assert row.tasks == 2
+    assert (row.tasks, row.tasks_with_k, row.headline) == (3, 2, "tasks")
+    assert row.unbiased_pass_pow_k == row.task_pass_pow_k == row.pass_pow_k
     t1 = 1 - math.comb(3, 3) / math.comb(4, 3)
     assert row.task_pass_at_k == pytest.approx((t1 + 1.0) / 2)
     assert row.task_pass_pow_k == pytest.approx((0.0 + 1.0) / 2)

@@ -1,0 +1,70 @@
+"""``agenteval show``: print the summary of a past run from its ``results.json`` (no re-judging)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+
+def add_parser(sub: Any) -> argparse.ArgumentParser:
+    """Register ``show`` on the subcommand parsers ``sub``."""
+    show = sub.add_parser("show", help="print the summary of a past run (an --out folder)",
+                          description="Print the summary of a past run from the results.json "
+                          "in its --out folder, without judging anything again.")
+    show.add_argument("path", type=Path, help="the run's --out folder, or its results.json")
+    show.add_argument("--format", choices=("table", "json"), default="table",
+                      help="table: what `agenteval run` printed; json: the summary and manifest")
+    show.add_argument("--conversations", action="store_true",
+                      help="also print the per-conversation table")
+    show.add_argument("--report", type=Path, metavar="HTML",
+                      help="also (re)write the run's HTML report to this file; the interactions' "
+                      "queries and answers come from the data file if it is unchanged (same SHA-256)")
+    show.set_defaults(handler=show_command)
+    return show
+
+
+def show_command(args: argparse.Namespace) -> int:
+    from agenteval.results_io import load_results
+
+    results = load_results(args.path)
+    manifest = results.provenance
+    if args.report is not None:
+        from agenteval.report import datasets_from_manifest, write_report
+
+        folder = args.path if args.path.is_dir() else args.path.parent
+        datasets = datasets_from_manifest(results)
+        write_report(results, args.report, datasets=datasets, figures_dir=folder)
+        note = "" if datasets is not None else " (data file missing or changed: verdicts only)"
+        print(f"wrote {args.report}{note}", file=sys.stderr)
+    if args.format == "json":
+        summary = results.to_json()["summary"]
+        json.dump({"manifest": manifest, "summary": summary}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+        return 0
+    print(describe_run(manifest))
+    if args.conversations:
+        from agenteval.cli.run import format_table
+
+        print(format_table(results))
+    else:
+        print("suite summary (share of fully correct conversations):")
+        print(results.summary().to_text())
+    return 0
+
+
+def describe_run(manifest: dict[str, Any]) -> str:
+    """Two or three lines: when, how, on what data, with which judge."""
+    data = manifest.get("data") or {}
+    judge = manifest.get("judge") or {}
+    what = manifest.get("command") or manifest.get("call") or "(unknown command)"
+    lines = [f"run of {manifest.get('created', '?')} by agenteval {manifest.get('agenteval', '?')}: {what}"]
+    if data:
+        lines.append(f"data: {data.get('path')} (sha256 {str(data.get('sha256', ''))[:12]}, "
+                     f"{data.get('bytes')} bytes)")
+    judge_text = ", ".join(f"{k}={v}" for k, v in judge.items() if v is not None)
+    mode = (manifest.get("statistical_mode") or {}).get("repr", "?")
+    lines.append(f"judge: {judge_text or '?'}; mode: {mode}")
+    return "\n".join(lines)

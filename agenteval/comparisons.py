@@ -1,0 +1,257 @@
+"""Agent comparisons, ranking and the quality table as result rows (presentation only).
+
+``agenteval.statistical.compare`` and ``agenteval.statistical.quality`` do the math on arrays;
+this module turns an evaluation's conversations into those arrays and the answers into typed
+rows for ``SuiteSummary`` (text, HTML, CSV, JSON).
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from typing import TYPE_CHECKING, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:
+    from agenteval.statistical.compare import ComparisonTable
+    from agenteval.statistical.quality import Thresholds
+
+
+class AgentComparison(BaseModel):
+    """Agent A against agent B on one quantity: paired on shared tasks, else independent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent_a: str
+    agent_b: str
+    rate_a: float = Field(description="A's value of `quantity` (on the tasks compared).")
+    rate_b: float = Field(description="B's value of `quantity`.")
+    difference: float = Field(description="Estimate of A - B.")
+    difference_low: float = Field(description="Lower interval bound of A - B.")
+    difference_high: float = Field(description="Upper interval bound of A - B.")
+    prob_a_better: float = Field(
+        description="Posterior P(A > B) (Bayesian mode); NaN in frequentist mode."
+    )
+    method: str = Field(default="independent",
+                        description="'paired' (on shared task_ids) or 'independent'.")
+    quantity: str = Field(default="success",
+                          description="'success' (task-level, or pooled conversations), 'pass@k', "
+                          "'pass^k'.")
+    scope: str = Field(default="conversations",
+                       description="'suite tasks', 'new task' or 'conversations' (pooled).")
+    shared_tasks: int = Field(default=0, description="task_ids both agents attempted.")
+    p_value: float = Field(default=math.nan, description="Two-sided p-value (frequentist); NaN "
+                           "in Bayesian mode.")
+    p_adjusted: float = Field(default=math.nan, description="p_value adjusted over the agent pairs "
+                              "(see SuiteSummary.comparison_adjust).")
+
+
+class RankRow(BaseModel):
+    """One agent's place in the ranking, with its uncertainty."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    agent: str
+    quantity: str = Field(description="What agents are ranked by.")
+    scope: str = Field(description="'new task' (task-level) or 'conversations' (pooled).")
+    mean: float = Field(description="Mean of the agent's draws of the quantity.")
+    prob_best: float = Field(description="Share of draws in which the agent is best (posterior "
+                             "probability in Bayesian mode; bootstrap share in frequentist mode).")
+    expected_rank: float = Field(description="Mean rank over draws (1 = best).")
+    rank_low: float
+    rank_high: float = Field(description="95% interval of the rank.")
+
+
+class QualityRow(BaseModel):
+    """Fair Forge's assessment of one agent (or conversation), with label probabilities."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    unit: str = Field(description="assistant_id (or session_id at the conversation level).")
+    pass_at_k: float
+    pass_pow_k: float
+    label: str | None = Field(description="Reliable / Inconsistent / Needs improvement / "
+                              "Unlabelled, from the estimates (None if undefined).")
+    prob_reliable: float = Field(description="Posterior probability of the label (NaN in "
+                                 "frequentist mode); likewise the three below.")
+    prob_inconsistent: float
+    prob_needs_improvement: float
+    prob_unlabelled: float
+    basis: str = Field(description="What the estimates rest on.")
+
+
+def _complete(results: Any) -> tuple[list[str], list[str | None], list[bool]]:
+    done = [m for m in results if m.judge_errors == 0]
+    return ([m.assistant_id for m in done], [m.task_id for m in done],
+            [m.is_fully_correct is True for m in done])
+
+
+def comparison_table(results: Any, *, adjust: str = "holm") -> ComparisonTable:
+    """Every pair of agents, the ranking and adjusted p-values, with draws (for figures)."""
+    from agenteval.statistical.compare import compare_agents
+
+    agent, task, success = _complete(results)
+    names = list(dict.fromkeys(m.assistant_id for m in results))
+    return compare_agents(agent, task, success, k=results.k, mode=results.settings.mode,
+                          adjust=adjust, names=names)
+
+
+def summary_fields(results: Any) -> dict[str, Any]:
+    """The comparison, ranking and quality fields of ``SuiteSummary``."""
+    out: dict[str, Any] = {"quality": agent_quality(results)}
+    if len({m.assistant_id for m in results}) < 2:
+        return out
+    table = results.comparison_table()
+    comparisons = []
+    notes: list[str] = []
+    methods: list[str] = []
+    for cmp in table.comparisons:
+        methods.append(f"{cmp.agent_a} vs {cmp.agent_b}: {cmp.detail}")
+        notes += [f"{cmp.agent_a} vs {cmp.agent_b}: {n}" for n in cmp.notes]
+        for d in cmp.differences:
+            comparisons.append(AgentComparison(
+                agent_a=cmp.agent_a, agent_b=cmp.agent_b, rate_a=d.value_a, rate_b=d.value_b,
+                difference=d.difference, difference_low=d.low, difference_high=d.high,
+                prob_a_better=d.prob_a_better, method=cmp.method, quantity=d.quantity,
+                scope=d.scope, shared_tasks=cmp.shared_tasks, p_value=d.p_value,
+                p_adjusted=d.p_adjusted))
+    ranking = []
+    if table.ranking is not None:
+        r = table.ranking
+        ranking = [RankRow(agent=a, quantity=r.quantity, scope=r.scope, mean=float(r.mean[i]),
+                           prob_best=float(r.prob_best[i]), expected_rank=float(r.expected_rank[i]),
+                           rank_low=float(r.rank_low[i]), rank_high=float(r.rank_high[i]))
+                   for i, a in enumerate(r.agents)]
+        methods.append(f"ranking: {r.method}")
+    return {**out, "comparisons": comparisons, "comparison_method": "\n".join(methods),
+            "comparison_adjust": table.adjust, "comparison_notes": notes, "ranking": ranking}
+
+
+def agent_quality(results: Any, *, thresholds: Thresholds | None = None) -> list[QualityRow]:
+    """The quality table per agent (task-level where tasks repeat, else pooled conversations)."""
+    from agenteval.statistical.quality import assess_agents
+
+    agent, task, success = _complete(results)
+    if not agent:
+        return []
+    return [QualityRow(unit=q.agent, pass_at_k=q.pass_at_k, pass_pow_k=q.pass_pow_k, label=q.label,
+                       prob_reliable=q.prob_reliable, prob_inconsistent=q.prob_inconsistent,
+                       prob_needs_improvement=q.prob_needs_improvement,
+                       prob_unlabelled=q.prob_unlabelled, basis=q.basis)
+            for q in assess_agents(agent, task, success, k=results.k, mode=results.settings.mode,
+                                   thresholds=thresholds)]
+
+
+def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
+                         ) -> list[QualityRow]:
+    """The table per conversation (its n judged interactions, c correct; Fair Forge's unit)."""
+    import numpy as np
+
+    from agenteval.statistical.compare import _is_bayes
+    from agenteval.statistical.quality import LABELS, assess, label_probabilities_beta
+
+    mode, k = results.settings.mode, results.k
+    n = np.array([m.total_interactions for m in results], dtype=float)
+    c = np.array([m.correct_interactions for m in results], dtype=float)
+    at = np.array([m.pass_at_k for m in results], dtype=float)
+    pw = np.array([m.pass_pow_k for m in results], dtype=float)
+    labels = assess(at, pw, thresholds=thresholds)
+    if _is_bayes(mode) and n.size:
+        probs = label_probabilities_beta(mode.beta_prior_a + c, mode.beta_prior_b + n - c, k,
+                                         thresholds=thresholds)
+        probs = {key: np.where(n == 0, np.nan, v) for key, v in probs.items()}
+        basis = "per-conversation Beta posterior (exact)"
+    else:
+        probs = {key: np.full(n.size, np.nan) for key in LABELS}
+        basis = "per-conversation plug-in"
+    return [QualityRow(unit=m.session_id, pass_at_k=float(at[i]), pass_pow_k=float(pw[i]),
+                       label=labels[i], prob_reliable=float(probs["Reliable"][i]),
+                       prob_inconsistent=float(probs["Inconsistent"][i]),
+                       prob_needs_improvement=float(probs["Needs improvement"][i]),
+                       prob_unlabelled=float(probs["Unlabelled"][i]), basis=basis)
+            for i, m in enumerate(results)]
+
+
+# --------------------------------------------------------------------------- text and HTML
+
+
+def _p(x: float) -> str:
+    """Probabilities from draws or resamples resolve no better than ~1e-3: say so."""
+    if math.isnan(x):
+        return "n/a"
+    return "< 0.001" if x < 0.001 else "> 0.999" if x > 0.999 else f"{x:.3f}"
+
+
+def text_lines(summary: Any) -> list[str]:
+    """The comparison, ranking and quality sections of ``SuiteSummary.to_text()``."""
+    from agenteval.results import _prob, format_interval
+
+    lines: list[str] = []
+    if summary.comparisons:
+        lines += ["", "agent comparisons (A - B; paired on shared task_ids, else independent):"]
+        current = None
+        for c in summary.comparisons:
+            pair = (c.agent_a, c.agent_b)
+            if pair != current:
+                current = pair
+                shared = f", {c.shared_tasks} shared tasks" if c.method == "paired" else ""
+                lines.append(f"  A={c.agent_a} vs B={c.agent_b} ({c.method}{shared}):")
+            if math.isnan(c.prob_a_better):
+                extra = (f"  p {_p(c.p_value)}, adjusted ({summary.comparison_adjust}) "
+                         f"{_p(c.p_adjusted)}")
+            else:
+                exact = c.scope == "conversations"  # quadrature, not draws: keep its digits
+                extra = f"  P(A > B) {_prob(c.prob_a_better) if exact else _p(c.prob_a_better)}"
+            lines.append(f"    {c.quantity:<9} {c.scope:<14} A {c.rate_a:.3f}  B {c.rate_b:.3f}  "
+                         f"A - B = {format_interval(c.difference, c.difference_low, c.difference_high)}"
+                         f"{extra}")
+        lines += [f"  method, {m}" for m in summary.comparison_method.split("\n") if m]
+        lines += [f"  note: {n}" for n in summary.comparison_notes]
+        if summary.comparison_adjust not in ("none", ""):
+            lines.append(f"  p-values adjusted for the {len({(c.agent_a, c.agent_b) for c in summary.comparisons})} "
+                         f"agent pairs per quantity by {_ADJUST[summary.comparison_adjust]}; "
+                         "intervals are per comparison")
+    if summary.ranking:
+        r0 = summary.ranking[0]
+        lines += ["", f"ranking by {r0.quantity} ({r0.scope}):"]
+        for r in sorted(summary.ranking, key=lambda r: r.expected_rank):
+            lines.append(f"  {r.agent[:30]:<31} mean {r.mean:.3f}  P(best) {r.prob_best:.3f}  "
+                         f"expected rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]")
+    if summary.quality:
+        k = summary.k
+        lines += ["", f"quality (Fair Forge: Reliable pass@{k} > 0.95 and pass^{k} > 0.70; "
+                  f"Inconsistent pass@{k} > 0.95 and pass^{k} < 0.50; Needs improvement "
+                  f"pass@{k} < 0.70):"]
+        for q in summary.quality:
+            probs = ("" if math.isnan(q.prob_reliable) else
+                     f"  P(Reliable) {q.prob_reliable:.3f}  P(Inconsistent) {q.prob_inconsistent:.3f}"
+                     f"  P(Needs improvement) {q.prob_needs_improvement:.3f}")
+            lines.append(f"  {q.unit[:30]:<31} pass@{k} {q.pass_at_k:.3f}  pass^{k} "
+                         f"{q.pass_pow_k:.3f}  {q.label or 'n/a':<18}{probs}  ({q.basis})")
+    return lines
+
+
+_ADJUST = {"holm": "Holm (1979)", "bh": "Benjamini-Hochberg (1995)"}
+
+
+def html_sections(summary: Any) -> str:
+    """The comparison, ranking and quality tables of ``SuiteSummary._repr_html_()``."""
+    import pandas as pd
+
+    fmt = {"float_format": lambda x: f"{x:.3f}"}
+    out = ""
+    if summary.comparisons:
+        out += ("<p>Agent comparisons (A - B; paired on shared task_ids, else independent; "
+                f"p-values adjusted: {html.escape(summary.comparison_adjust)})</p>"
+                + pd.DataFrame([c.model_dump() for c in summary.comparisons]).to_html(index=False, **fmt)
+                + "".join(f"<p><i>{html.escape(m)}</i></p>"
+                          for m in summary.comparison_method.split("\n") if m)
+                + "".join(f"<p><i>note: {html.escape(n)}</i></p>" for n in summary.comparison_notes))
+    if summary.ranking:
+        out += ("<p>Ranking</p>"
+                + pd.DataFrame([r.model_dump() for r in summary.ranking]).to_html(index=False, **fmt))
+    if summary.quality:
+        out += ("<p>Quality assessment (Fair Forge's table; probabilities in Bayesian mode)</p>"
+                + pd.DataFrame([q.model_dump() for q in summary.quality]).to_html(index=False, **fmt))
+    return out

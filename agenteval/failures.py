@@ -1,0 +1,79 @@
+"""Judge failures of a run, grouped by kind: for the CLI's failure policy and the HTML report.
+
+A run with a hundred unjudged interactions usually has two or three causes. Grouping them (with a
+count and one full example each) says what to fix; a list of a hundred near-identical lines does
+not. The grouping key is :func:`failure_kind`: the judge's failure code where it gives one
+(``JudgeFailure.code``, carried to ``InteractionResult.judge_error_code``), else the normalised
+cause text.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["FailureGroup", "failure_kind", "group_failures", "judged_share"]
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    """Interactions that failed for the same kind of reason."""
+
+    kind: str
+    """What went wrong, without item numbers, ids or values (the grouping key)."""
+    count: int
+    """Interactions in the group."""
+    example: str
+    """The first cause in the group, in full."""
+    session_id: str
+    """The conversation the example comes from."""
+
+
+_LABEL = re.compile(r"\bitem \d+(?: \([^)]*\))?:?\s*")   # the judge's "item 3 (session_id='s', qa_id='q'):"
+_BODY = re.compile(r"\{.*\}|\[.*\]", re.S)                # a reply or error body
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
+_NUMBER = re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w.])")
+_SPACE = re.compile(r"\s+")
+
+
+def failure_kind(interaction: Any) -> str:
+    """The grouping key of one failed interaction (an ``InteractionResult`` with ``judge_error``).
+
+    Uses the judge's failure code when the result carries one; otherwise the cause text with
+    item labels, quoted values and numbers replaced, so "score 54 is above 1" and "score 10.09 is
+    above 1" fall into one group.
+
+    >>> from types import SimpleNamespace as NS
+    >>> failure_kind(NS(judge_error="error: item 3 (qa_id='q1'): score 54 is greater than 1"))
+    'error: score # is greater than #'
+    """
+    text = interaction.judge_error or ""
+    code = getattr(interaction, "judge_error_code", None)
+    if code:
+        return ("tool-result use: " if text.startswith("tool-result use:") else "") + str(code)
+    text = _LABEL.sub("", text)
+    text = _NUMBER.sub("#", _QUOTED.sub("'…'", _BODY.sub("{…}", text)))
+    return _SPACE.sub(" ", text).strip()
+
+
+def group_failures(results: Iterable[Any]) -> list[FailureGroup]:
+    """Failed interactions of ``results`` (AgenticMetric items) grouped by kind, largest first."""
+    groups: dict[str, list[Any]] = {}
+    for metric in results:
+        for r in metric.interactions:
+            if r.judge_error:
+                groups.setdefault(failure_kind(r), []).append((metric.session_id, r.judge_error))
+    out = [FailureGroup(kind=kind, count=len(items), example=items[0][1], session_id=items[0][0])
+           for kind, items in groups.items()]
+    return sorted(out, key=lambda g: -g.count)
+
+
+def judged_share(results: Iterable[Any]) -> tuple[int, int]:
+    """(interactions judged, interactions in total) over the run."""
+    judged = total = 0
+    for metric in results:
+        judged += metric.total_interactions
+        total += len(metric.interactions)
+    return judged, total

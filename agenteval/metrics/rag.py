@@ -1,0 +1,453 @@
+"""RAG metrics: contextual precision (per node) and contextual recall (per statement).
+
+Each node and each statement gets its own self-contained verdict (one judge request each, never
+one call for a whole list whose verdict count could drift from the nodes), all of a run sent in
+one batch so an LLM judge runs them concurrently with its cache, budget, retries and
+accounting. Labels in the data (``relevant`` on a node, ``attributable`` on a statement) are
+used as they are and cost no call. A verdict that fails is reported where it happened, the
+case's score is None, and ``score_low``/``score_high`` bound it; it is never counted as
+irrelevant or unsupported.
+
+    >>> from agenteval.metrics.rag import ContextualPrecision, ContextualRecall
+    >>> precision = ContextualPrecision.run("data/rag_demo.jsonl")      # doctest: +SKIP
+    >>> print(precision.summary())                                      # doctest: +SKIP
+
+Formulas (``agenteval.statistical.rag``): precision of a ranking = (1/R) sum_k P@k r_k; recall =
+attributable / total statements. Several searches in one case are scored one by one (the query
+kept with each) and the case score is their mean, with the result-count-weighted mean reported
+next to it; ``flatten=True`` concatenates them into one ranking instead. Recall always checks
+statements against the combined context of all searches.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agenteval._async import run_sync
+from agenteval.core.rag import RagCase, RagNode, load_rag_cases
+from agenteval.errors import ConfigError, JudgeError
+from agenteval.judge.base import Judge, JudgeFailure
+from agenteval.judge.resolve import resolve_judge
+from agenteval.judge.verdicts import AttributionItem, NodeRelevanceItem, StatementsItem
+from agenteval.rag_results import (NodeJudgment, PrecisionCase, RagResults, RagSummary,
+                                   RecallCase, SearchScore, StatementJudgment)
+from agenteval.statistical import rag as rm
+from agenteval.statistical.modes import BayesianMode, FrequentistMode, StatisticalMode
+
+__all__ = ["ContextualPrecision", "ContextualRecall"]
+
+
+# --------------------------------------------------------------------------- shared plumbing
+
+
+def _mode(statistical_mode: Any) -> StatisticalMode:
+    if statistical_mode is None:
+        return FrequentistMode()
+    if isinstance(statistical_mode, str):
+        names = {"frequentist": FrequentistMode, "bayesian": BayesianMode}
+        if statistical_mode.lower() not in names:
+            raise ConfigError("statistical_mode must be FrequentistMode(), BayesianMode(), "
+                              f"'frequentist' or 'bayesian', got {statistical_mode!r}")
+        return names[statistical_mode.lower()]()
+    if not isinstance(statistical_mode, (FrequentistMode, BayesianMode)):
+        raise ConfigError("statistical_mode must be FrequentistMode() or BayesianMode(), got "
+                          f"{type(statistical_mode).__name__}")
+    return statistical_mode
+
+
+def _ask(judge: Judge, method: str, items: list[Any]) -> list[Any]:
+    """All items in one batch through the judge's async method (failures if it has none)."""
+    if not items:
+        return []
+    fn = getattr(judge, f"a{method}", None)
+    if fn is None:
+        return [JudgeFailure(f"{judge.name} judge cannot give RAG verdicts ({method})",
+                             kind="unsupported") for _ in items]
+    return list(run_sync(fn(items)))
+
+
+def _failure_text(outcome: JudgeFailure) -> str:
+    return f"{outcome.kind}: {outcome.cause}"
+
+
+def _raise_if_strict(strict: bool, case_id: str, where: str, outcome: Any) -> None:
+    if strict and isinstance(outcome, JudgeFailure) and outcome.kind == "error":
+        raise JudgeError(f"judge failed on case {case_id!r}, {where}: {_failure_text(outcome)}")
+
+
+def _single(outcome: Any) -> tuple[Any, str] | str:
+    """(verdict value, reason) from a one-item verdict list, or an error text."""
+    if isinstance(outcome, JudgeFailure):
+        return _failure_text(outcome)
+    verdicts = list(getattr(outcome, "verdicts", ()))
+    if len(verdicts) != 1:
+        return f"error: judge returned {len(verdicts)} verdicts for one item"
+    v = verdicts[0]
+    return v, str(getattr(v, "reasoning", "") or "")
+
+
+def _settings(metric: str, judge: Judge, mode: StatisticalMode, **extra: Any) -> dict[str, Any]:
+    return {"metric": metric, "judge": repr(judge), "statistical_mode": repr(mode),
+            "ci_level": mode.ci_level, **extra}
+
+
+def _judge_dict(judge: Judge) -> dict[str, Any]:
+    run = judge.run_record
+    return {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
+            "errors": run.errors, "not_judged_budget": run.not_judged_budget,
+            "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
+            **{k: v for k, v in run.details.items() if k not in ("cache",)}}
+
+
+def _mean_bounds(cases: Sequence[Any]) -> dict[str, float] | None:
+    """Where the mean over all cases would lie once the unknown verdicts are known (a case
+    without bounds, e.g. whose statements failed, counts as anywhere in [0, 1])."""
+    if all(c.score is not None for c in cases):
+        return None
+    low = [0.0 if c.score_low is None else c.score_low for c in cases]
+    high = [1.0 if c.score_high is None else c.score_high for c in cases]
+    return {"low": float(np.mean(low)), "high": float(np.mean(high))}
+
+
+def _opt(x: float) -> float | None:
+    return None if x is None or not np.isfinite(x) else float(x)
+
+
+def _level_text(level: float) -> str:
+    return f"{level * 100:g}%"
+
+
+def _mean_over_cases(scores: list[float | None], mode: StatisticalMode,
+                     draws: np.ndarray | None = None) -> tuple[float, float, float, str]:
+    """Mean over scored cases with the bounded Bayesian bootstrap interval (both modes: it is
+    the method whose coverage holds near 0 and 1, see ``statistical.rag.mean_interval``)."""
+    x = np.array([np.nan if s is None else s for s in scores], dtype=float)
+    level = mode.ci_level
+    n_draws = mode.mc_samples if isinstance(mode, BayesianMode) else 4000
+    seed = mode.rng_seed if isinstance(mode, BayesianMode) else 42
+    mean, lo, hi = rm.mean_interval(x if draws is None else draws, level=level, draws=n_draws,
+                                    seed=seed)
+    what = ("posterior mean over cases of the per-case Beta posteriors; interval: bounded "
+            "Bayesian bootstrap" if draws is not None
+            else "mean over cases; interval: bounded Bayesian bootstrap")
+    return mean, lo, hi, f"{what} {_level_text(level)} ({n_draws} seeded draws)"
+
+
+# --------------------------------------------------------------------------- precision
+
+
+@dataclass
+class _Ranking:
+    case: int
+    query: str
+    tool: str | None
+    nodes: list[tuple[int, RagNode]]  # (search index, node)
+
+
+def _rankings(case_index: int, case: RagCase, flatten: bool) -> list[_Ranking]:
+    if flatten:
+        queries = list(dict.fromkeys(s.query for s in case.searches))
+        return [_Ranking(case_index, " | ".join(queries), None,
+                         [(i, n) for i, s in enumerate(case.searches) for n in s.nodes])]
+    return [_Ranking(case_index, s.query, s.tool, [(i, n) for n in s.nodes])
+            for i, s in enumerate(case.searches)]
+
+
+class ContextualPrecision:
+    """Are the relevant nodes ranked first? Rank-weighted precision per search, then per case."""
+
+    name = "contextual_precision"
+
+    @classmethod
+    def run(cls, data: Any, model: Any = None, *, flatten: bool = False,
+            statistical_mode: Any = None, strict: bool = False,
+            use_structured_output: bool = True, bos_json_clause: str = "```json",
+            eos_json_clause: str = "```", verbose: bool = False) -> RagResults:
+        """Score every case.
+
+        Args:
+            data: a path (.jsonl, .json, .yaml), a list of dicts or ``RagCase``, a DataFrame.
+            model: the judge: None (offline token overlap), a Judge, a model name or an
+                openai/instructor client (LLM judge).
+            flatten: concatenate a case's searches into one ranking instead of scoring each.
+            statistical_mode: FrequentistMode() (default, Student-t over cases) or
+                BayesianMode() (Bayesian bootstrap over cases), or their names.
+            strict: raise JudgeError at the first failed verdict instead of reporting it.
+            use_structured_output, bos_json_clause, eos_json_clause: for a model name or client,
+                as in ``Agentic.run`` (plain-text mode parses the JSON between the clauses).
+        """
+        cases = load_rag_cases(data)
+        mode = _mode(statistical_mode)
+        judge = resolve_judge(model, use_structured_output=use_structured_output,
+                              bos_json_clause=bos_json_clause, eos_json_clause=eos_json_clause)
+        judge.start_run()
+        results = score_precision(cases, judge, mode=mode, flatten=flatten, strict=strict)
+        if verbose:
+            print(results.summary().to_text())
+        return results
+
+
+def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMode,
+                    flatten: bool = False, strict: bool = False) -> RagResults:
+    """Judge every unlabelled node (one request each, one batch), then score all rankings."""
+    rankings = [r for i, c in enumerate(cases) for r in _rankings(i, c, flatten)]
+    items, slots = [], []
+    for r_index, ranking in enumerate(rankings):
+        case = cases[ranking.case]
+        for rank, (s_index, node) in enumerate(ranking.nodes, start=1):
+            if node.relevant is None:
+                slots.append((r_index, rank - 1))
+                items.append(NodeRelevanceItem(
+                    query=case.question, nodes=(node.text,), ground_truth=case.expected_answer,
+                    qa_id=f"search {s_index} rank {rank}", session_id=case.id))
+    outcomes = dict(zip(slots, _ask(judge, "judge_node_relevance", items)))
+
+    judged: list[list[NodeJudgment]] = []
+    labelled = n_judged = 0
+    for r_index, ranking in enumerate(rankings):
+        case = cases[ranking.case]
+        nodes = []
+        for pos, (s_index, node) in enumerate(ranking.nodes):
+            base = dict(search=s_index, rank=pos + 1, text=node.text, id=node.id)
+            if node.relevant is not None:
+                labelled += 1
+                nodes.append(NodeJudgment(**base, relevant=node.relevant,
+                                          reason="labelled in the data", source="label"))
+                continue
+            outcome = outcomes[(r_index, pos)]
+            _raise_if_strict(strict, case.id, f"search {s_index} rank {pos + 1}", outcome)
+            got = _single(outcome)
+            if isinstance(got, str):
+                nodes.append(NodeJudgment(**base, relevant=None, reason="", source="error",
+                                          error=got))
+            else:
+                n_judged += 1
+                verdict, reason = got
+                nodes.append(NodeJudgment(**base, relevant=bool(verdict.relevant),
+                                          reason=reason, source="judge"))
+        judged.append(nodes)
+
+    # scores, vectorised over all rankings
+    flags = rm.pad_rankings([[n.relevant for n in nodes] for nodes in judged], fill=False)
+    known = np.array([all(n.relevant is not None for n in nodes) for nodes in judged])
+    exact = rm.contextual_precision(np.where(known[:, None], flags, False).astype(bool))
+    score = np.where(known, exact, np.nan)
+    low, high = exact.copy(), exact.copy()
+    if not known.all():  # bounds only where a verdict is missing
+        unknown_rows = np.flatnonzero(~known)
+        low[unknown_rows], high[unknown_rows] = rm.precision_bounds(flags[unknown_rows])
+    counts = np.array([len(nodes) for nodes in judged], dtype=float)
+    case_of = np.array([r.case for r in rankings], dtype=int)
+    mean, weighted = rm.aggregate_searches(score, counts, case_of, n_cases=len(cases))
+    mean_lo, _ = rm.aggregate_searches(low, counts, case_of, n_cases=len(cases))
+    mean_hi, _ = rm.aggregate_searches(high, counts, case_of, n_cases=len(cases))
+
+    out = []
+    by_case: list[list[SearchScore]] = [[] for _ in cases]
+    for r_index, (ranking, nodes) in enumerate(zip(rankings, judged)):
+        by_case[ranking.case].append(SearchScore(
+            query=ranking.query, tool=ranking.tool, score=_opt(score[r_index]), nodes=nodes,
+            score_low=_opt(low[r_index]), score_high=_opt(high[r_index])))
+    for i, case in enumerate(cases):
+        errors = [f"search {n.search} rank {n.rank}: {n.error}" for s in by_case[i]
+                  for n in s.nodes if n.error]
+        out.append(PrecisionCase(
+            case_id=case.id, question=case.question, expected_answer=case.expected_answer,
+            score=_opt(mean[i]), score_weighted=_opt(weighted[i]), searches=by_case[i],
+            flattened=flatten, judge_errors=errors,
+            score_low=_opt(mean_lo[i]), score_high=_opt(mean_hi[i])))
+
+    m, ci_lo, ci_hi, method = _mean_over_cases([c.score for c in out], mode)
+    wm = np.array([np.nan if c.score_weighted is None or c.score is None else c.score_weighted
+                   for c in out])
+    n_errors = sum(len(c.judge_errors) for c in out)
+    summary = RagSummary(
+        metric=ContextualPrecision.name, cases=len(out),
+        scored=sum(c.score is not None for c in out), mean=m, ci_low=ci_lo, ci_high=ci_hi,
+        method=method + ("; one flattened ranking per case" if flatten else
+                         "; case = mean over its searches"),
+        judge_errors=n_errors, labelled=labelled, judged=n_judged,
+        extra={"mean_weighted": float(np.nanmean(wm)) if np.isfinite(wm).any() else float("nan"),
+               **({"mean_bounds": b} if (b := _mean_bounds(out)) else {})},
+        judge=_judge_dict(judge))
+    return RagResults(out, metric=ContextualPrecision.name, summary=summary,
+                      settings=_settings(ContextualPrecision.name, judge, mode, flatten=flatten),
+                      judge_run=judge.run_record)
+
+
+# --------------------------------------------------------------------------- recall
+
+
+class ContextualRecall:
+    """Is every statement of the expected answer supported by what was retrieved?"""
+
+    name = "contextual_recall"
+
+    @classmethod
+    def run(cls, data: Any, model: Any = None, *, flatten: bool = False,
+            statistical_mode: Any = None, strict: bool = False,
+            use_structured_output: bool = True, bos_json_clause: str = "```json",
+            eos_json_clause: str = "```", verbose: bool = False) -> RagResults:
+        """Score every case; arguments as in :meth:`ContextualPrecision.run`.
+
+        Statements come from the data when given (with their ``attributable`` labels, if any),
+        else the judge splits the expected answer (one request per case). Each statement is
+        then checked against the combined context of all searches (one request per statement);
+        ``flatten`` does not change recall and is accepted for symmetry.
+        """
+        cases = load_rag_cases(data)
+        mode = _mode(statistical_mode)
+        judge = resolve_judge(model, use_structured_output=use_structured_output,
+                              bos_json_clause=bos_json_clause, eos_json_clause=eos_json_clause)
+        judge.start_run()
+        results = score_recall(cases, judge, mode=mode, strict=strict)
+        results.settings["flatten"] = flatten
+        if verbose:
+            print(results.summary().to_text())
+        return results
+
+
+def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMode,
+                 strict: bool = False) -> RagResults:
+    """Split the expected answers that need it, then attribute every unlabelled statement."""
+    # 1. statements: given, or extracted by the judge (one request per case)
+    texts: list[list[str] | None] = []
+    labels: list[list[bool | None]] = []
+    case_errors: list[list[str]] = [[] for _ in cases]
+    need = [i for i, c in enumerate(cases) if c.statements is None and c.expected_answer]
+    extracted = dict(zip(need, _ask(judge, "judge_statements", [
+        StatementsItem(query=cases[i].question, text=cases[i].expected_answer or "",
+                       qa_id="statements", session_id=cases[i].id) for i in need])))
+    for i, case in enumerate(cases):
+        if case.statements is not None:
+            texts.append([s.text for s in case.statements])
+            labels.append([s.attributable for s in case.statements])
+        elif i in extracted:
+            outcome = extracted[i]
+            _raise_if_strict(strict, case.id, "statement extraction", outcome)
+            if isinstance(outcome, JudgeFailure):
+                case_errors[i].append(f"statements: {_failure_text(outcome)}")
+                texts.append(None)
+                labels.append([])
+            else:
+                found = [str(s) for s in outcome.statements if str(s).strip()]
+                texts.append(found)
+                labels.append([None] * len(found))
+                if not found:
+                    case_errors[i].append("statements: the expected answer gave no statement")
+        else:
+            case_errors[i].append("no_reference: no expected answer and no statements")
+            texts.append(None)
+            labels.append([])
+
+    # 2. attribution: one request per unlabelled statement, against the combined context
+    contexts = [[(s, rank, n) for s, search in enumerate(c.searches)
+                 for rank, n in enumerate(search.nodes, start=1)] for c in cases]
+    items, slots = [], []
+    for i, case in enumerate(cases):
+        nodes = tuple(n.text for _, _, n in contexts[i])
+        for j, (text, label) in enumerate(zip(texts[i] or [], labels[i])):
+            if label is None and nodes:
+                slots.append((i, j))
+                items.append(AttributionItem(statements=(text,), nodes=nodes, query=case.question,
+                                             qa_id=f"statement {j}", session_id=case.id))
+    outcomes = dict(zip(slots, _ask(judge, "judge_attribution", items)))
+
+    out, labelled, n_judged = [], 0, 0
+    for i, case in enumerate(cases):
+        statements = []
+        for j, (text, label) in enumerate(zip(texts[i] or [], labels[i])):
+            if label is not None:
+                labelled += 1
+                statements.append(StatementJudgment(j, text, label, "labelled in the data",
+                                                    "label"))
+                continue
+            if (i, j) not in outcomes:  # no retrieved node: nothing can support it
+                statements.append(StatementJudgment(j, text, False, "no node was retrieved",
+                                                    "rule"))
+                continue
+            outcome = outcomes[(i, j)]
+            _raise_if_strict(strict, case.id, f"statement {j}", outcome)
+            got = _single(outcome)
+            if isinstance(got, str):
+                statements.append(StatementJudgment(j, text, None, "", "error", error=got))
+                case_errors[i].append(f"statement {j}: {got}")
+                continue
+            n_judged += 1
+            verdict, reason = got
+            record = StatementJudgment(j, text, bool(verdict.attributed), reason, "judge")
+            node = getattr(verdict, "node", None)
+            if record.attributable and isinstance(node, int) and 0 <= node < len(contexts[i]):
+                s_index, rank, n = contexts[i][node]
+                record.supporting_search, record.supporting_rank = s_index, rank
+                record.supporting_text = n.text
+            statements.append(record)
+        supported = [sum(st.supporting_search == s for st in statements)
+                     for s in range(len(case.searches))]
+        out.append(RecallCase(
+            case_id=case.id, question=case.question, expected_answer=case.expected_answer,
+            score=None, attributable=sum(st.attributable is True for st in statements),
+            total=len(statements), statements=statements,
+            searches=[{"query": s.query, "tool": s.tool, "nodes": len(s.nodes),
+                       "statements_supported": supported[k]}
+                      for k, s in enumerate(case.searches)],
+            judge_errors=case_errors[i]))
+
+    # 3. scores, vectorised over cases
+    a = np.array([c.attributable for c in out], dtype=float)
+    n = np.array([c.total for c in out], dtype=float)
+    u = np.array([c.unknown for c in out], dtype=float)
+    failed = np.array([bool(c.judge_errors) for c in out])
+    share = np.atleast_1d(rm.recall(a, n))
+    lo, hi = (np.atleast_1d(x) for x in rm.recall_bounds(a, u, n))
+    level = mode.ci_level
+    scored = ~failed & (n > 0)
+    if isinstance(mode, BayesianMode):
+        pa, pb = mode.beta_prior_a, mode.beta_prior_b
+        post, ci_lo, ci_hi = (np.atleast_1d(x) for x in
+                              rm.beta_recall(a, n, prior_a=pa, prior_b=pb, level=level))
+        pooled_mean, pooled_lo, pooled_hi = rm.beta_recall(a[scored].sum(), n[scored].sum(),
+                                                           prior_a=pa, prior_b=pb, level=level)
+        pooled_method = (f"pooled statements, Beta-Binomial exact {_level_text(level)} "
+                         f"(prior Beta({pa:g}, {pb:g}))")
+        rng = np.random.default_rng(mode.rng_seed)
+        draws = rng.beta(pa + a, pb + n - a, size=(mode.mc_samples, len(out)))
+        draws[:, ~scored] = np.nan
+    else:
+        from agenteval.statistical.estimators import wilson_interval
+
+        post = np.full(len(out), np.nan)
+        ci_lo, ci_hi = (np.atleast_1d(x) for x in wilson_interval(a, n, level))
+        sa, sn = a[scored].sum(), n[scored].sum()
+        pooled_mean = float(sa / sn) if sn else float("nan")
+        pooled_lo, pooled_hi = (wilson_interval(sa, sn, level) if sn
+                                else (float("nan"), float("nan")))
+        pooled_method = f"pooled statements, Wilson {_level_text(level)}"
+        draws = None
+    for i, case in enumerate(out):
+        if scored[i]:
+            case.score = _opt(share[i])
+        if not failed[i] or case.unknown:
+            case.score_low, case.score_high = _opt(lo[i]), _opt(hi[i])
+        if scored[i]:
+            case.posterior_mean = _opt(post[i])
+            case.ci_low, case.ci_high = _opt(ci_lo[i]), _opt(ci_hi[i])
+
+    m, mlo, mhi, method = _mean_over_cases([c.score for c in out], mode, draws)
+    summary = RagSummary(
+        metric=ContextualRecall.name, cases=len(out), scored=int(scored.sum()), mean=m,
+        ci_low=mlo, ci_high=mhi, method=method,
+        judge_errors=sum(len(c.judge_errors) for c in out), labelled=labelled, judged=n_judged,
+        extra={"pooled": {"mean": float(pooled_mean), "ci_low": float(pooled_lo),
+                          "ci_high": float(pooled_hi), "method": pooled_method,
+                          "attributable": int(a[scored].sum()),
+                          "statements": int(n[scored].sum())},
+               **({"mean_bounds": b} if (b := _mean_bounds(out)) else {})},
+        judge=_judge_dict(judge))
+    return RagResults(out, metric=ContextualRecall.name, summary=summary,
+                      settings=_settings(ContextualRecall.name, judge, mode),
+                      judge_run=judge.run_record)

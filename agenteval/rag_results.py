@@ -1,0 +1,309 @@
+"""Result containers of the RAG metrics: per-case results with all their evidence, and a summary.
+
+``RagResults`` is a ``list`` of per-case results (``PrecisionCase`` or ``RecallCase``) with
+``summary()``, ``to_dataframe()`` (one row per case), ``details_dataframe()`` (one row per node
+or statement), ``to_json()`` and an HTML view. Every verdict says where it came from
+(``source``: ``"label"`` from the data, ``"judge"``, ``"rule"`` for what needs no judge, or
+``"error"`` when the judgment failed); a failed judgment is never counted as irrelevant or
+unsupported: the score is None and ``score_low``/``score_high`` bound what it could be.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agenteval.judge.base import JudgeRun
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+RAG_RESULTS_VERSION = "agenteval-rag-1"
+
+
+@dataclass
+class NodeJudgment:
+    """One retrieved node and whether it is relevant, with why."""
+
+    search: int
+    """Index of the search (in the case's order) the node came from."""
+    rank: int
+    """1-based rank in the ranking that was scored (its search, or the flattened list)."""
+    text: str
+    id: str | None
+    relevant: bool | None
+    """None when the judgment failed (see ``error``)."""
+    reason: str
+    source: str
+    """'label' (given in the data), 'judge', or 'error'."""
+    error: str | None = None
+
+
+@dataclass
+class SearchScore:
+    """One scored ranking: a search with its query (or, flattened, all searches in order)."""
+
+    query: str
+    tool: str | None
+    score: float | None
+    """Contextual precision of this ranking; None when a verdict is missing."""
+    nodes: list[NodeJudgment]
+    score_low: float | None = None
+    """Lowest precision the unknown verdicts allow (equals ``score`` when all are known)."""
+    score_high: float | None = None
+    """Highest precision the unknown verdicts allow."""
+
+    @property
+    def relevant(self) -> int:
+        return sum(n.relevant is True for n in self.nodes)
+
+    @property
+    def judge_errors(self) -> int:
+        return sum(n.relevant is None for n in self.nodes)
+
+
+@dataclass
+class PrecisionCase:
+    """Contextual precision of one case."""
+
+    case_id: str
+    question: str
+    expected_answer: str | None
+    score: float | None
+    """Mean over searches of their precision (the flattened ranking's with ``flatten=True``);
+    None when any verdict is missing."""
+    score_weighted: float | None
+    """Mean over searches weighted by their result counts."""
+    searches: list[SearchScore]
+    flattened: bool
+    judge_errors: list[str] = field(default_factory=list)
+    """One line per failed verdict: where (search, rank) and why."""
+    score_low: float | None = None
+    """Bounds of ``score`` over the unknown verdicts (equal to it when all are known)."""
+    score_high: float | None = None
+
+    @property
+    def hits(self) -> list[NodeJudgment]:
+        """Relevant nodes."""
+        return [n for s in self.searches for n in s.nodes if n.relevant is True]
+
+    @property
+    def misses(self) -> list[NodeJudgment]:
+        """Nodes judged or labelled not relevant."""
+        return [n for s in self.searches for n in s.nodes if n.relevant is False]
+
+
+@dataclass
+class StatementJudgment:
+    """One statement of the expected answer and whether the retrieved context supports it."""
+
+    index: int
+    text: str
+    attributable: bool | None
+    """None when the judgment failed."""
+    reason: str
+    source: str
+    """'label', 'judge', 'rule' (no node retrieved: nothing can support it) or 'error'."""
+    supporting_search: int | None = None
+    """Search and 1-based rank of the supporting node, when the judge names one."""
+    supporting_rank: int | None = None
+    supporting_text: str | None = None
+    error: str | None = None
+
+
+@dataclass
+class RecallCase:
+    """Contextual recall of one case."""
+
+    case_id: str
+    question: str
+    expected_answer: str | None
+    score: float | None
+    """attributable / total statements; None when a verdict (or the statements) is missing."""
+    attributable: int
+    total: int
+    statements: list[StatementJudgment]
+    searches: list[dict[str, Any]]
+    """Per search: query, tool, nodes, and how many statements it supports."""
+    judge_errors: list[str] = field(default_factory=list)
+    score_low: float | None = None
+    score_high: float | None = None
+    posterior_mean: float | None = None
+    """Bayesian mode: posterior mean of the case's recall (Beta-Binomial); frequentist: None."""
+    ci_low: float | None = None
+    """Interval of the case's recall: Beta posterior (Bayesian) or Wilson (frequentist)."""
+    ci_high: float | None = None
+
+    @property
+    def unknown(self) -> int:
+        return sum(s.attributable is None for s in self.statements)
+
+
+@dataclass
+class RagSummary:
+    """Across cases: the mean with its interval, how many were scored, and what failed."""
+
+    metric: str
+    cases: int
+    scored: int
+    """Cases with a score (no missing verdict)."""
+    mean: float
+    """Mean over scored cases (Bayesian mode: posterior mean, see ``method``)."""
+    ci_low: float
+    ci_high: float
+    method: str
+    judge_errors: int
+    """Verdicts that failed (nodes or statements), plus cases whose statements failed."""
+    labelled: int
+    """Verdicts taken from labels in the data (no judge call)."""
+    judged: int
+    """Verdicts the judge gave."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Precision: ``mean_weighted`` (of the result-count-weighted case scores); recall: the
+    ``pooled`` statement-level recall with its interval; both, when verdicts failed,
+    ``mean_bounds`` (low, high): the mean over all cases whatever those verdicts turn out to be."""
+    judge: dict[str, Any] = field(default_factory=dict)
+    version: str = RAG_RESULTS_VERSION
+
+    def to_dict(self) -> dict[str, Any]:
+        return _json_safe(asdict(self))
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row: the headline numbers."""
+        import pandas as pd
+
+        row = {k: v for k, v in asdict(self).items() if k not in ("extra", "judge", "version")}
+        row.update({k: v for k, v in self.extra.items() if not isinstance(v, (dict, list))})
+        return pd.DataFrame([row]).set_index("metric")
+
+    def to_text(self) -> str:
+        lines = [f"{self.metric}: {_interval(self.mean, self.ci_low, self.ci_high)} over "
+                 f"{self.scored} of {self.cases} cases  ({self.method})"]
+        for key, value in self.extra.items():
+            if key == "mean_bounds":
+                lines.append(f"  mean over all {self.cases} cases, whatever the failed verdicts "
+                             f"turn out to be: [{_num(value['low'])}, {_num(value['high'])}]")
+            elif isinstance(value, dict):
+                lines.append(f"  {key}: {_interval(value.get('mean'), value.get('ci_low'), value.get('ci_high'))}"
+                             f"  ({value.get('method', '')})")
+            elif isinstance(value, float):
+                lines.append(f"  {key}: {_num(value)}")
+        lines.append(f"  verdicts: {self.labelled} from labels, {self.judged} judged, "
+                     f"{self.judge_errors} failed (kept out, never counted as "
+                     f"{'irrelevant' if 'precision' in self.metric else 'unsupported'})")
+        if self.cases > self.scored:
+            lines.append(f"  {self.cases - self.scored} case(s) not scored: see judge_errors")
+        judge = self.judge
+        if judge:
+            lines.append(f"  judge: {judge.get('judge')}  calls={judge.get('calls')}  "
+                         f"cache_hits={judge.get('cache_hits')}  errors={judge.get('errors')}  "
+                         f"not_judged_budget={judge.get('not_judged_budget')}")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        return (f"<p><b>{html.escape(self.metric)}</b> ({html.escape(self.method)})</p>"
+                + self.to_dataframe().to_html(float_format=lambda x: f"{x:.3f}"))
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+class RagResults(list):  # type: ignore[type-arg]
+    """Per-case results of one RAG metric run (a list), with summary and exports."""
+
+    def __init__(self, cases: list[Any], *, metric: str, summary: RagSummary,
+                 settings: dict[str, Any], judge_run: JudgeRun | None = None) -> None:
+        super().__init__(cases)
+        self.metric = metric
+        self.settings = settings
+        self.judge_run = judge_run
+        self._summary = summary
+
+    def summary(self) -> RagSummary:
+        """Mean over cases with its interval, counts of scored cases and failed verdicts."""
+        return self._summary
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per case."""
+        import pandas as pd
+
+        rows = []
+        for case in self:
+            row: dict[str, Any] = {"case_id": case.case_id, "score": case.score,
+                                   "score_low": case.score_low, "score_high": case.score_high}
+            if isinstance(case, PrecisionCase):
+                row.update(score_weighted=case.score_weighted, searches=len(case.searches),
+                           nodes=sum(len(s.nodes) for s in case.searches),
+                           relevant=len(case.hits),
+                           search_scores=[s.score for s in case.searches])
+            else:
+                row.update(attributable=case.attributable, total=case.total,
+                           posterior_mean=case.posterior_mean, ci_low=case.ci_low,
+                           ci_high=case.ci_high)
+            row["judge_errors"] = len(case.judge_errors)
+            rows.append(row)
+        return pd.DataFrame(rows)
+
+    def details_dataframe(self) -> pd.DataFrame:
+        """One row per node (precision) or per statement (recall), with verdict and reason."""
+        import pandas as pd
+
+        rows = []
+        for case in self:
+            if isinstance(case, PrecisionCase):
+                for s_index, search in enumerate(case.searches):
+                    for node in search.nodes:
+                        rows.append({"case_id": case.case_id, "ranking": s_index,
+                                     "query": search.query, **asdict(node)})
+            else:
+                for st in case.statements:
+                    rows.append({"case_id": case.case_id, **asdict(st)})
+        return pd.DataFrame(rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, JSON-safe: settings, summary, and every case with its evidence."""
+        return _json_safe({
+            "version": RAG_RESULTS_VERSION, "metric": self.metric, "settings": self.settings,
+            "summary": asdict(self._summary), "cases": [asdict(c) for c in self],
+        })
+
+    def _repr_html_(self) -> str:
+        df = self.to_dataframe()
+        return (self._summary._repr_html_()
+                + df.to_html(index=False, float_format=lambda x: f"{x:.3f}"))
+
+    def __repr__(self) -> str:
+        return f"RagResults({self.metric}, {len(self)} cases)"
+
+
+def _interval(value: Any, low: Any, high: Any) -> str:
+    if _missing(value):
+        return "n/a"
+    if _missing(low) or _missing(high):
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _missing(x: Any) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def _num(x: Any) -> str:
+    return "n/a" if _missing(x) else f"{x:.3f}"
+
+
+def _json_safe(obj: Any) -> Any:
+    """NaN/inf -> None, numpy scalars -> Python, tuples -> lists, recursively."""
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, np.generic):
+        obj = obj.item()
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    return obj

@@ -1,0 +1,514 @@
+"""Hierarchical Beta-Binomial: partial pooling of units (conversations or tasks) within each agent.
+
+The model (DESIGN.md, "Bayesian, hierarchical"), per agent g with parameters (mu_g, kappa_g):
+
+    c_u ~ BetaBinomial(n_u, mu_g kappa_g, (1 - mu_g) kappa_g)      for every unit u of agent g
+    mu_g ~ Beta(mu_a, mu_b)                       default Beta(1, 1): any mean success rate
+    log kappa_g ~ Normal(log_kappa_mean, log_kappa_sd)   default Normal(2, 1.5): kappa (the prior
+                                                  "sample size" of a unit) between ~0.4 and ~140
+
+p_u is integrated out, so the sampler sees only (mu, kappa); and units with the same (agent, n, c)
+share one likelihood term, so the model runs over the *distinct* triples weighted by their counts
+(a million conversations sample as fast as their few hundred distinct triples). Given each draw
+of (mu, kappa), a unit's p_u has the exact conjugate posterior Beta(mu kappa + c_u, (1-mu) kappa
++ n_u - c_u): means of p_u, p_u^k and 1-(1-p_u)^k are averaged exactly over draws
+(Rao-Blackwellised), intervals come from one p_u draw per (mu, kappa) draw. Population pass^k
+(a new unit) per draw is B(a+k, b)/B(a, b) with a = mu kappa, b = (1-mu) kappa.
+
+With ``share_across_agents=True`` the agents' logit mu_g and log kappa_g are themselves drawn
+from a shared Normal hyperprior (non-centred), so agents borrow strength from each other.
+
+Two ways to get the (mu, kappa) draws, with everything downstream identical:
+
+* :func:`fit_mcmc`: PyMC NUTS over the marginal model; diagnostics (r_hat, ESS, divergences)
+  are checked and returned, and a :class:`ConvergenceWarning` is raised when they fail.
+* :func:`fit_empirical_bayes`: maximise the same log marginal likelihood plus the log hyperprior
+  (scipy.optimize over logit mu, log kappa; scipy.special.betaln), then draw (mu, kappa) from the
+  Laplace approximation at that mode. Fast, no compilation; slightly optimistic with few units.
+
+PyTensor compiles C code into a cache folder: :func:`configure_pytensor` points it at
+``$AGENTEVAL_PYTENSOR_DIR``, else at ``$XDG_CACHE_HOME/agenteval/pytensor`` (``~/.cache/...``),
+unless ``PYTENSOR_FLAGS`` already names a ``base_compiledir``. It must run before PyTensor is
+first imported in the process; agenteval calls it before it imports PyMC.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sys
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agenteval.errors import ConfigError
+from agenteval.statistical import estimators as est
+
+__all__ = [
+    "ConvergenceWarning",
+    "HyperPrior",
+    "HierarchicalFit",
+    "SamplerSettings",
+    "configure_pytensor",
+    "distinct_triples",
+    "fit_empirical_bayes",
+    "fit_mcmc",
+    "log_marginal_likelihood",
+]
+
+#: Diagnostics thresholds (Vehtari et al. 2021, "Rank-normalization, folding, and localization").
+RHAT_MAX = 1.01
+ESS_MIN_PER_CHAIN = 100   # 400 with 4 chains
+
+
+class ConvergenceWarning(UserWarning):
+    """The sampler's diagnostics failed: r_hat too high, ESS too low, or divergent transitions."""
+
+
+@dataclass(frozen=True)
+class HyperPrior:
+    """Priors on each agent's (mu, kappa); see the module docstring for the defaults' meaning."""
+
+    mu_a: float = 1.0
+    mu_b: float = 1.0
+    log_kappa_mean: float = 2.0
+    log_kappa_sd: float = 1.5
+
+    def __post_init__(self) -> None:
+        for name in ("mu_a", "mu_b", "log_kappa_sd"):
+            value = getattr(self, name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > 0):
+                raise ConfigError(f"{name} must be a finite number > 0, got {value!r}")
+        if not (isinstance(self.log_kappa_mean, (int, float)) and math.isfinite(self.log_kappa_mean)):
+            raise ConfigError(f"log_kappa_mean must be a finite number, got {self.log_kappa_mean!r}")
+
+
+@dataclass(frozen=True)
+class SamplerSettings:
+    """NUTS settings (PyMC's ``pm.sample`` arguments of the same names)."""
+
+    draws: int = 1000
+    tune: int = 1000
+    chains: int = 4
+    cores: int = 1
+    target_accept: float = 0.9
+    nuts_sampler: str = "auto"
+    """'pymc', 'nutpie', or 'auto' (nutpie when installed, else pymc)."""
+
+    def __post_init__(self) -> None:
+        for name in ("draws", "tune", "chains", "cores"):
+            value = getattr(self, name)
+            low = 0 if name == "tune" else 1
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ConfigError(f"{name} must be an integer >= {low}, got {value!r}")
+        if not (isinstance(self.target_accept, float) and 0.5 <= self.target_accept < 1.0):
+            raise ConfigError(f"target_accept must be a float in [0.5, 1), got {self.target_accept!r}")
+        if self.nuts_sampler not in ("auto", "pymc", "nutpie"):
+            raise ConfigError(f"nuts_sampler must be 'auto', 'pymc' or 'nutpie', got {self.nuts_sampler!r}")
+
+    def resolved_sampler(self) -> str:
+        if self.nuts_sampler != "auto":
+            return self.nuts_sampler
+        import importlib.util
+
+        return "nutpie" if importlib.util.find_spec("nutpie") is not None else "pymc"
+
+
+# --------------------------------------------------------------------------- data
+
+
+def distinct_triples(n: Any, c: Any, groups: Any = None
+                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct (group, n, c) triples: (g_j, n_j, c_j, weight_j, inverse) with units = triples[inverse].
+
+    >>> g, n, c, w, inv = distinct_triples([2, 2, 3], [1, 1, 0], [0, 0, 0])
+    >>> n.tolist(), c.tolist(), w.tolist(), inv.tolist()
+    ([2, 3], [1, 0], [2, 1], [0, 0, 1])
+    """
+    n_arr, c_arr, _, _ = est._check_counts(n, c)
+    n_arr, c_arr = n_arr.ravel().astype(np.int64), c_arr.ravel().astype(np.int64)
+    g_arr = (np.zeros(n_arr.size, dtype=np.int64) if groups is None
+             else np.asarray(groups, dtype=np.int64).ravel())
+    if g_arr.size != n_arr.size:
+        raise ConfigError(f"groups must have one entry per unit ({n_arr.size}), got {g_arr.size}")
+    rows, inverse, weights = np.unique(np.stack([g_arr, n_arr, c_arr], axis=1), axis=0,
+                                       return_inverse=True, return_counts=True)
+    return rows[:, 0], rows[:, 1], rows[:, 2], weights, inverse.ravel()
+
+
+def log_marginal_likelihood(mu: Any, kappa: Any, n: Any, c: Any, weights: Any = 1.0) -> Any:
+    """sum_j w_j log BetaBinomial(c_j | n_j, mu kappa, (1-mu) kappa), with the binomial coefficient.
+
+    >>> round(float(log_marginal_likelihood(0.5, 2.0, [1], [1])), 12)   # Beta(1, 1): P(c=1|n=1) = 1/2
+    -0.69314718056
+    """
+    from scipy.special import betaln, gammaln
+
+    mu, kappa = np.asarray(mu, dtype=float), np.asarray(kappa, dtype=float)
+    n, c, w = (np.asarray(x, dtype=float) for x in (n, c, weights))
+    a, b = mu * kappa, (1.0 - mu) * kappa
+    a, b = a[..., None], b[..., None]
+    log_choose = gammaln(n + 1) - gammaln(c + 1) - gammaln(n - c + 1)
+    terms = log_choose + betaln(c + a, n - c + b) - betaln(a, b)
+    return np.sum(w * terms, axis=-1)
+
+
+# --------------------------------------------------------------------------- fits
+
+
+@dataclass
+class HierarchicalFit:
+    """Draws of each group's (mu, kappa) and the data they were fitted to.
+
+    ``mu`` and ``kappa`` have shape (chains, draws, groups). Summaries (:meth:`unit_summary`,
+    :meth:`task_summary`, :meth:`population`) are seeded and exact given the draws.
+    """
+
+    method: str
+    mu: np.ndarray
+    kappa: np.ndarray
+    triples: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    inverse: np.ndarray
+    groups: int
+    prior: HyperPrior
+    seed: int | None
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    idata: Any = None
+    """PyMC's InferenceData (MCMC only); :mod:`agenteval._arviz` builds a full one."""
+    names: list[str] = field(default_factory=list)
+    """Group (agent) names, in code order."""
+
+    @property
+    def flat(self) -> tuple[np.ndarray, np.ndarray]:
+        """(mu, kappa) with chains and draws merged: shape (samples, groups)."""
+        g = self.mu.shape[-1]
+        return self.mu.reshape(-1, g), self.kappa.reshape(-1, g)
+
+    def _rng(self, stream: int) -> np.random.Generator:
+        return np.random.default_rng(np.random.SeedSequence(self.seed).spawn(stream + 1)[stream])
+
+    def _posterior_params(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per draw and distinct triple j: the conjugate posterior Beta(a_sj, b_sj) of p."""
+        mu, kappa = self.flat
+        g, n, c, _ = self.triples
+        a = mu[:, g] * kappa[:, g] + c
+        b = (1.0 - mu[:, g]) * kappa[:, g] + (n - c)
+        return a, b
+
+    def triple_draws(self) -> np.ndarray:
+        """One p draw per (mu, kappa) draw and distinct triple: shape (samples, triples)."""
+        a, b = self._posterior_params()
+        return self._rng(0).beta(a, b)
+
+    def unit_draws(self) -> np.ndarray:
+        """Independent p_u draws for every unit, one per (mu, kappa) draw: (chains, draws, units)."""
+        a, b = self._posterior_params()
+        p = self._rng(2).beta(a[:, self.inverse], b[:, self.inverse])
+        return p.reshape(*self.mu.shape[:2], -1)
+
+    def unit_summary(self, k: int, level: float) -> dict[str, np.ndarray]:
+        """Per unit: partially pooled rate, pass@k, pass^k (exact means) and intervals."""
+        a, b = self._posterior_params()
+        rate = (a / (a + b)).mean(axis=0)
+        at = est.beta_pass_at_k_mean(a, b, k).mean(axis=0)
+        pw = est.beta_pass_pow_k_mean(a, b, k).mean(axis=0)
+        p = self.triple_draws()
+        tail = (1.0 - level) / 2.0
+        lo, hi = np.quantile(p, [tail, 1.0 - tail], axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at_lo, at_hi = -np.expm1(k * np.log1p(-lo)), -np.expm1(k * np.log1p(-hi))
+        out = {"rate": rate, "rate_low": lo, "rate_high": hi, "pass_at_k": at,
+               "pass_at_k_low": at_lo, "pass_at_k_high": at_hi, "pass_pow_k": pw,
+               "pass_pow_k_low": lo ** k, "pass_pow_k_high": hi ** k}
+        return {key: v[self.inverse] for key, v in out.items()}
+
+    def population(self, k: int, level: float, weights: np.ndarray | None = None
+                   ) -> dict[str, float]:
+        """A new unit from the population: mu, pass@k, pass^k (means and intervals).
+
+        Per draw, pass^k = B(a+k, b)/B(a, b) and pass@k = 1 - B(a, b+k)/B(a, b) with a = mu kappa,
+        b = (1-mu) kappa; several groups are mixed with ``weights`` (default: equal).
+        """
+        mu, kappa = self.flat
+        a, b = mu * kappa, (1.0 - mu) * kappa
+        pw = est.beta_pass_pow_k_mean(a, b, k)
+        at = est.beta_pass_at_k_mean(a, b, k)
+        w = np.full(mu.shape[1], 1.0 / mu.shape[1]) if weights is None else weights / weights.sum()
+        tail = (1.0 - level) / 2.0
+        out = {}
+        for name, x in (("mu", mu), ("pass_at_k", at), ("pass_pow_k", pw), ("kappa", kappa)):
+            v = x @ w
+            lo, hi = np.quantile(v, [tail, 1.0 - tail])
+            out[name], out[f"{name}_low"], out[f"{name}_high"] = float(v.mean()), float(lo), float(hi)
+        return out
+
+    def task_summary(self, k: int, level: float, units: np.ndarray | None = None) -> dict[str, float]:
+        """The suite's units (``units``: boolean mask or indices; default all): mean over them of
+        p_u^k and 1-(1-p_u)^k, exact mean, interval from independent per-unit draws."""
+        a, b = self._posterior_params()
+        idx = np.arange(self.inverse.size) if units is None else np.flatnonzero(
+            np.asarray(units)) if np.asarray(units).dtype == bool else np.asarray(units)
+        tri = self.inverse[idx]
+        counts = np.bincount(tri, minlength=a.shape[1]).astype(float)
+        t = idx.size
+        mean_at = float((est.beta_pass_at_k_mean(a, b, k) @ counts).mean() / t)
+        mean_pw = float((est.beta_pass_pow_k_mean(a, b, k) @ counts).mean() / t)
+        rng = self._rng(1)
+        s = a.shape[0]
+        sum_at, sum_pw = np.zeros(s), np.zeros(s)
+        used = np.flatnonzero(counts)
+        if s * t <= 20_000_000:
+            for j in used:   # independent draws for every unit of triple j, per (mu, kappa) draw
+                m = int(counts[j])
+                p = rng.beta(a[:, j, None], b[:, j, None], size=(s, m))
+                with np.errstate(divide="ignore"):
+                    sum_at += (-np.expm1(k * np.log1p(-p))).sum(axis=1)
+                sum_pw += (p ** k).sum(axis=1)
+        else:   # huge suites: the mean over t units given a draw is normal to high accuracy
+            for j in used:
+                m1 = est.beta_pass_pow_k_mean(a[:, j], b[:, j], k)
+                m2 = est.beta_pass_pow_k_mean(a[:, j], b[:, j], 2 * k)
+                q1 = 1 - est.beta_pass_at_k_mean(a[:, j], b[:, j], k)
+                q2 = 1 - est.beta_pass_at_k_mean(a[:, j], b[:, j], 2 * k)
+                cnt = counts[j]
+                sum_pw += cnt * m1 + np.sqrt(cnt * np.maximum(m2 - m1 ** 2, 0)) * rng.standard_normal(s)
+                sum_at += cnt * (1 - q1) - np.sqrt(cnt * np.maximum(q2 - q1 ** 2, 0)) * rng.standard_normal(s)
+        tail = (1.0 - level) / 2.0
+        at_lo, at_hi = np.quantile(sum_at / t, [tail, 1.0 - tail])
+        pw_lo, pw_hi = np.quantile(sum_pw / t, [tail, 1.0 - tail])
+        return {"pass_at_k": mean_at, "pass_at_k_low": float(at_lo), "pass_at_k_high": float(at_hi),
+                "pass_pow_k": mean_pw, "pass_pow_k_low": float(pw_lo), "pass_pow_k_high": float(pw_hi)}
+
+
+def _check_inputs(n: Any, c: Any, groups: Any) -> tuple[tuple[np.ndarray, ...], np.ndarray, int]:
+    g, n_j, c_j, w, inverse = distinct_triples(n, c, groups)
+    n_groups = int(g.max()) + 1 if g.size else 0
+    if n_groups == 0:
+        raise ConfigError("the hierarchical model needs at least one unit")
+    return (g, n_j, c_j, w), inverse, n_groups
+
+
+def _neg_log_post(theta: np.ndarray, n: np.ndarray, c: np.ndarray, w: np.ndarray,
+                  prior: HyperPrior) -> float:
+    """-(log marginal likelihood + log prior density of (logit mu, log kappa)) for one group."""
+    from scipy.special import expit, log_expit
+
+    x, y = theta
+    mu, kappa = float(expit(x)), math.exp(y)
+    ll = float(log_marginal_likelihood(mu, kappa, n, c, w))
+    # mu ~ Beta(a, b) in logit space: a log mu + b log(1-mu) (Jacobian included)
+    lp = prior.mu_a * float(log_expit(x)) + prior.mu_b * float(log_expit(-x))
+    lp += -0.5 * ((y - prior.log_kappa_mean) / prior.log_kappa_sd) ** 2
+    return -(ll + lp)
+
+
+def fit_empirical_bayes(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPrior(),
+                        draws: int = 4000, seed: int | None = 42) -> HierarchicalFit:
+    """Empirical Bayes: the mode of (logit mu, log kappa) per group, Laplace draws around it.
+
+    Maximises log marginal likelihood + log hyperprior (the hyperprior keeps kappa finite when the
+    units look identical) with L-BFGS-B, takes the Hessian at the mode by central differences and
+    draws ``draws`` (logit mu, log kappa) pairs from that normal approximation, so intervals of mu,
+    kappa and population pass^k carry the uncertainty of the hyperparameters.
+    """
+    from scipy.optimize import minimize
+
+    (g, n_j, c_j, w), inverse, n_groups = _check_inputs(n, c, groups)
+    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(3)[2])
+    mu_draws = np.empty((1, draws, n_groups))
+    kappa_draws = np.empty((1, draws, n_groups))
+    modes = []
+    t0 = time.perf_counter()
+    for grp in range(n_groups):
+        sel = g == grp
+        args = (n_j[sel].astype(float), c_j[sel].astype(float), w[sel].astype(float), prior)
+        if not sel.any():   # a group with no units keeps its prior's mode region
+            args = (np.zeros(1), np.zeros(1), np.zeros(1), prior)
+        rate = (c_j[sel] * w[sel]).sum() / max((n_j[sel] * w[sel]).sum(), 1)
+        start = np.array([math.log((rate + 0.5) / (1.5 - rate)), prior.log_kappa_mean])
+        res = minimize(_neg_log_post, start, args=args, method="L-BFGS-B",
+                       bounds=[(-30, 30), (-10, 25)])
+        theta = res.x
+        hess = _hessian(lambda t: _neg_log_post(t, *args), theta)
+        try:
+            cov = np.linalg.inv(hess)
+            np.linalg.cholesky(cov)
+        except np.linalg.LinAlgError:
+            cov = np.diag([1e-6, 1e-6])
+        z = rng.multivariate_normal(theta, cov, size=draws)
+        mu_draws[0, :, grp] = 1.0 / (1.0 + np.exp(-z[:, 0]))
+        kappa_draws[0, :, grp] = np.exp(z[:, 1])
+        modes.append({"mu": float(1 / (1 + math.exp(-theta[0]))), "kappa": float(math.exp(theta[1])),
+                      "converged": bool(res.success)})
+    diagnostics = {"method": "empirical_bayes", "modes": modes,
+                   "converged": all(m["converged"] for m in modes),
+                   "seconds": time.perf_counter() - t0, "draws": draws}
+    return HierarchicalFit(method="empirical Bayes (marginal likelihood mode, Laplace draws)",
+                           mu=mu_draws, kappa=kappa_draws, triples=(g, n_j, c_j, w),
+                           inverse=inverse, groups=n_groups, prior=prior, seed=seed,
+                           diagnostics=diagnostics)
+
+
+def _hessian(f: Any, x: np.ndarray, h: float = 1e-4) -> np.ndarray:
+    """Central-difference Hessian of a scalar function of a 2-vector."""
+    d = x.size
+    out = np.empty((d, d))
+    for i in range(d):
+        for j in range(i, d):
+            ei, ej = np.eye(d)[i] * h, np.eye(d)[j] * h
+            val = (f(x + ei + ej) - f(x + ei - ej) - f(x - ei + ej) + f(x - ei - ej)) / (4 * h * h)
+            out[i, j] = out[j, i] = val
+    return out
+
+
+# --------------------------------------------------------------------------- PyMC
+
+
+def pytensor_compiledir() -> Path:
+    """Where PyTensor's compile cache goes: $AGENTEVAL_PYTENSOR_DIR, else the user cache dir."""
+    env = os.environ.get("AGENTEVAL_PYTENSOR_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "agenteval" / "pytensor"
+
+
+def configure_pytensor() -> str:
+    """Point PyTensor's ``base_compiledir`` at :func:`pytensor_compiledir` (before it is imported).
+
+    Leaves an explicit ``base_compiledir`` in ``PYTENSOR_FLAGS`` alone, and cannot change the
+    folder once PyTensor is imported. Returns the folder in use.
+    """
+    flags = os.environ.get("PYTENSOR_FLAGS", "")
+    if "pytensor" in sys.modules:
+        from pytensor import config
+
+        return str(config.base_compiledir)
+    if "base_compiledir" not in flags:
+        path = pytensor_compiledir()
+        path.mkdir(parents=True, exist_ok=True)
+        os.environ["PYTENSOR_FLAGS"] = ",".join(f for f in (flags, f"base_compiledir={path}") if f)
+        return str(path)
+    return flags.split("base_compiledir=", 1)[1].split(",", 1)[0]
+
+
+class _DropBlasNotice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "BLAS" not in record.getMessage()
+
+
+def import_pymc() -> Any:
+    """Import PyMC with the compile cache configured and two import-time notices silenced:
+    PyTensor's "Using NumPy C-API based implementation for BLAS functions" and ArviZ's daily
+    FutureWarning about its refactor (neither is actionable for an agenteval user)."""
+    configure_pytensor()
+    logging.getLogger("pytensor.tensor.blas").addFilter(_DropBlasNotice())
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=FutureWarning, module="arviz")
+        warnings.filterwarnings("ignore", message=".*ArviZ is undergoing a major refactor.*")
+        try:
+            import pymc as pm
+        except ImportError as exc:  # pragma: no cover - part of the dev install
+            raise ImportError("BayesianMode(method='hierarchical') needs PyMC: "
+                              "pip install 'agenteval[bayes]'") from exc
+    return pm
+
+
+def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPrior(),
+             sampler: SamplerSettings = SamplerSettings(), share_across_agents: bool = False,
+             seed: int | None = 42, group_names: list[str] | None = None) -> HierarchicalFit:
+    """Sample the marginal model with NUTS; check r_hat, ESS and divergences.
+
+    The likelihood is one ``pm.Potential``: sum over distinct (group, n, c) triples of
+    count x log BetaBinomial(c | n, mu_g kappa_g, (1 - mu_g) kappa_g). Raises a
+    :class:`ConvergenceWarning` when max r_hat > 1.01, min bulk/tail ESS < 100 per chain or any
+    transition diverged; the numbers are in ``fit.diagnostics``.
+    """
+    (g, n_j, c_j, w), inverse, n_groups = _check_inputs(n, c, groups)
+    pm = import_pymc()
+    import pytensor.tensor as pt
+    from scipy.special import gammaln
+
+    log_choose = gammaln(n_j + 1.0) - gammaln(c_j + 1.0) - gammaln(n_j - c_j + 1.0)
+    names = group_names or [str(i) for i in range(n_groups)]
+    coords = {"agent": names[:n_groups]}
+    t0 = time.perf_counter()
+    with pm.Model(coords=coords) as model:
+        if share_across_agents and n_groups > 1:
+            mu_loc = pm.Normal("mu_loc", 0.0, 1.5)
+            mu_scale = pm.HalfNormal("mu_scale", 1.0)
+            lk_loc = pm.Normal("log_kappa_loc", prior.log_kappa_mean, prior.log_kappa_sd)
+            lk_scale = pm.HalfNormal("log_kappa_scale", 1.0)
+            z_mu = pm.Normal("z_mu", 0.0, 1.0, dims="agent")
+            z_lk = pm.Normal("z_log_kappa", 0.0, 1.0, dims="agent")
+            mu = pm.Deterministic("mu", pm.math.sigmoid(mu_loc + mu_scale * z_mu), dims="agent")
+            log_kappa = pm.Deterministic("log_kappa", lk_loc + lk_scale * z_lk, dims="agent")
+        else:
+            mu = pm.Beta("mu", prior.mu_a, prior.mu_b, dims="agent")
+            log_kappa = pm.Normal("log_kappa", prior.log_kappa_mean, prior.log_kappa_sd, dims="agent")
+        kappa = pm.Deterministic("kappa", pt.exp(log_kappa), dims="agent")
+        a, b = mu[g] * kappa[g], (1.0 - mu[g]) * kappa[g]
+
+        def betaln(x: Any, y: Any) -> Any:
+            return pt.gammaln(x) + pt.gammaln(y) - pt.gammaln(x + y)
+
+        terms = log_choose + betaln(c_j + a, n_j - c_j + b) - betaln(a, b)
+        pm.Potential("log_likelihood", pt.sum(w * terms))
+        name = sampler.resolved_sampler()
+        pymc_log = logging.getLogger("pymc")
+        level = pymc_log.level
+        pymc_log.setLevel(logging.ERROR)
+        try:
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", category=FutureWarning)
+                warnings.filterwarnings("ignore", category=UserWarning, module="pymc")
+                idata = pm.sample(draws=sampler.draws, tune=sampler.tune, chains=sampler.chains,
+                                  cores=sampler.cores, target_accept=sampler.target_accept,
+                                  random_seed=seed, nuts_sampler=name, progressbar=False,
+                                  compute_convergence_checks=False, model=model)
+        finally:
+            pymc_log.setLevel(level)
+    seconds = time.perf_counter() - t0
+    post = idata.posterior
+    mu_draws = np.asarray(post["mu"].values, dtype=float)
+    kappa_draws = np.asarray(post["kappa"].values, dtype=float)
+    diagnostics = _diagnostics(idata, sampler, name, seconds)
+    fit = HierarchicalFit(method=f"hierarchical Beta-Binomial, PyMC NUTS ({name})", mu=mu_draws,
+                          kappa=kappa_draws, triples=(g, n_j, c_j, w), inverse=inverse,
+                          groups=n_groups, prior=prior, seed=seed, diagnostics=diagnostics,
+                          idata=idata)
+    problems = diagnostics["problems"]
+    if problems:
+        warnings.warn("agenteval: hierarchical fit did not pass its diagnostics: "
+                      + "; ".join(problems) + " (more draws/tune, or a higher target_accept)",
+                      ConvergenceWarning, stacklevel=2)
+    return fit
+
+
+def _diagnostics(idata: Any, sampler: SamplerSettings, name: str, seconds: float) -> dict[str, Any]:
+    """Max r_hat, min bulk and tail ESS over mu and log kappa, and the divergence count."""
+    from agenteval import _arviz
+
+    var_names = ["mu", "log_kappa"]
+    rhat = _arviz.max_over(_arviz.rhat(idata, var_names))
+    ess_bulk = _arviz.min_over(_arviz.ess(idata, var_names, method="bulk"))
+    ess_tail = _arviz.min_over(_arviz.ess(idata, var_names, method="tail"))
+    stats = idata.sample_stats
+    divergences = int(np.asarray(stats["diverging"].values).sum()) if "diverging" in stats else 0
+    problems = []
+    if sampler.chains > 1 and not rhat <= RHAT_MAX:
+        problems.append(f"max r_hat {rhat:.3f} > {RHAT_MAX}")
+    ess_min = ESS_MIN_PER_CHAIN * sampler.chains
+    if not min(ess_bulk, ess_tail) >= ess_min:
+        problems.append(f"min ESS {min(ess_bulk, ess_tail):.0f} < {ess_min} (100 per chain)")
+    if divergences:
+        problems.append(f"{divergences} divergent transitions")
+    return {"method": "mcmc", "sampler": name, "chains": sampler.chains, "draws": sampler.draws,
+            "tune": sampler.tune, "target_accept": sampler.target_accept, "r_hat_max": rhat,
+            "ess_bulk_min": ess_bulk, "ess_tail_min": ess_tail, "divergences": divergences,
+            "seconds": seconds, "problems": problems, "ok": not problems}

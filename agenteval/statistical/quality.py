@@ -1,0 +1,196 @@
+"""Quality assessment (Fair Forge's table) with the probability of each label.
+
+Fair Forge documents three labels from pass@k and pass^k:
+
+=================  ===============================================
+Reliable           pass@k > 0.95 and pass^k > 0.70
+Inconsistent       pass@k > 0.95 and pass^k < 0.50
+Needs improvement  pass@k < 0.70
+=================  ===============================================
+
+Everything else is ``Unlabelled`` here (the table names no label for it). Thresholds are
+configurable (:class:`Thresholds`). A label from point estimates hides how sure it is: in the
+Bayesian modes each label also gets its posterior probability, so a "Reliable" that rests on five
+conversations says how likely it really is.
+
+- One rate p with posterior Beta(a, b) (a conversation, or an agent's pooled conversations):
+  pass@k = 1 - (1 - p)^k and pass^k = p^k are increasing in p, so each label is an interval of p
+  and its probability is exact (Beta CDF differences, :func:`label_probabilities_beta`).
+- Task-level quantities (means over tasks): from posterior draws (:func:`label_probabilities`).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from agenteval.errors import ConfigError, check_k, check_unit
+
+__all__ = ["LABELS", "QualityRow", "Thresholds", "assess", "assess_agents",
+           "label_probabilities", "label_probabilities_beta"]
+
+LABELS = ("Reliable", "Inconsistent", "Needs improvement", "Unlabelled")
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Cut-offs of the assessment table (Fair Forge's defaults)."""
+
+    reliable_pass_at_k: float = 0.95
+    """Reliable and Inconsistent need pass@k above this."""
+    reliable_pass_pow_k: float = 0.70
+    """Reliable needs pass^k above this."""
+    inconsistent_pass_pow_k: float = 0.50
+    """Inconsistent needs pass^k below this."""
+    needs_improvement_pass_at_k: float = 0.70
+    """Needs improvement: pass@k below this."""
+
+    def __post_init__(self) -> None:
+        for name in ("reliable_pass_at_k", "reliable_pass_pow_k", "inconsistent_pass_pow_k",
+                     "needs_improvement_pass_at_k"):
+            check_unit(name, getattr(self, name))
+        if self.inconsistent_pass_pow_k > self.reliable_pass_pow_k:
+            raise ConfigError("inconsistent_pass_pow_k must not exceed reliable_pass_pow_k")
+        if self.needs_improvement_pass_at_k > self.reliable_pass_at_k:
+            raise ConfigError("needs_improvement_pass_at_k must not exceed reliable_pass_at_k")
+
+
+def _masks(at: np.ndarray, pw: np.ndarray, t: Thresholds) -> list[np.ndarray]:
+    reliable = (at > t.reliable_pass_at_k) & (pw > t.reliable_pass_pow_k)
+    inconsistent = (at > t.reliable_pass_at_k) & (pw < t.inconsistent_pass_pow_k)
+    needs = at < t.needs_improvement_pass_at_k
+    return [reliable, inconsistent, needs, ~(reliable | inconsistent | needs)]
+
+
+def assess(pass_at_k: Any, pass_pow_k: Any, *, thresholds: Thresholds | None = None) -> Any:
+    """The label of each (pass@k, pass^k) pair; ``None`` where either is NaN.
+
+    >>> assess([0.99, 0.99, 0.5, 0.9], [0.8, 0.3, 0.1, 0.6]).tolist()
+    ['Reliable', 'Inconsistent', 'Needs improvement', 'Unlabelled']
+    """
+    t = thresholds or Thresholds()
+    at, pw = (np.asarray(x, dtype=float) for x in (pass_at_k, pass_pow_k))
+    at, pw = np.broadcast_arrays(at, pw)
+    out = np.select(_masks(at, pw, t), np.array(LABELS, dtype=object), default=None)
+    out = np.where(np.isnan(at) | np.isnan(pw), None, out)
+    return out.item() if out.ndim == 0 else out
+
+
+def label_probabilities(pass_at_k_draws: Any, pass_pow_k_draws: Any, *,
+                        thresholds: Thresholds | None = None) -> dict[str, np.ndarray]:
+    """Share of joint posterior draws (axis 0) that fall under each label."""
+    t = thresholds or Thresholds()
+    at, pw = (np.asarray(x, dtype=float) for x in (pass_at_k_draws, pass_pow_k_draws))
+    if at.shape != pw.shape or at.ndim == 0:
+        raise ConfigError("pass@k and pass^k draws must be arrays of one shape, draws first")
+    return {label: m.mean(axis=0) for label, m in zip(LABELS, _masks(at, pw, t))}
+
+
+def label_probabilities_beta(a: Any, b: Any, k: int, *, thresholds: Thresholds | None = None
+                             ) -> dict[str, np.ndarray]:
+    """Exact label probabilities for one rate p ~ Beta(a, b) (vectorised over a, b).
+
+    With q_at(x) = 1 - (1 - x)^(1/k) (pass@k > x iff p > q_at(x)) and q_pow(x) = x^(1/k):
+    Reliable is p > max(q_at(ra), q_pow(rp)); Inconsistent q_at(ra) < p < q_pow(ip);
+    Needs improvement p < q_at(na).
+
+    >>> {k: round(float(v), 4) for k, v in label_probabilities_beta(1, 1, 1).items()}
+    {'Reliable': 0.05, 'Inconsistent': 0.0, 'Needs improvement': 0.7, 'Unlabelled': 0.25}
+    """
+    from scipy.special import betainc
+
+    k = check_k(k)
+    t = thresholds or Thresholds()
+    a, b = np.broadcast_arrays(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
+    if np.any(~(a > 0)) or np.any(~(b > 0)):
+        raise ConfigError("Beta parameters must be > 0")
+    q_at = lambda x: 1.0 - (1.0 - x) ** (1.0 / k)  # noqa: E731
+    q_pow = lambda x: x ** (1.0 / k)  # noqa: E731
+    cdf = lambda x: betainc(a, b, min(max(x, 0.0), 1.0))  # noqa: E731
+    rel = 1.0 - cdf(max(q_at(t.reliable_pass_at_k), q_pow(t.reliable_pass_pow_k)))
+    lo, hi = q_at(t.reliable_pass_at_k), q_pow(t.inconsistent_pass_pow_k)
+    inc = np.maximum(cdf(hi) - cdf(lo), 0.0) if hi > lo else np.zeros(a.shape)
+    needs = cdf(q_at(t.needs_improvement_pass_at_k))
+    # the regions are disjoint given the threshold checks; the rest is unlabelled
+    rest = np.clip(1.0 - rel - inc - needs, 0.0, 1.0)
+    return {"Reliable": rel, "Inconsistent": inc, "Needs improvement": needs, "Unlabelled": rest}
+
+
+@dataclass(frozen=True)
+class QualityRow:
+    """One agent's assessment."""
+
+    agent: str
+    pass_at_k: float
+    pass_pow_k: float
+    label: str | None
+    """Label of the point estimates (None when undefined)."""
+    prob_reliable: float
+    prob_inconsistent: float
+    prob_needs_improvement: float
+    prob_unlabelled: float
+    """Posterior probability of each label (NaN in frequentist mode)."""
+    basis: str
+    """What the estimates are: task-level means, or the pooled conversation rate."""
+
+
+def assess_agents(agent: Sequence[str], task: Sequence[str | None], success: Any, *, k: int,
+                  mode: Any, thresholds: Thresholds | None = None) -> list[QualityRow]:
+    """The table per agent from complete conversations (as :func:`compare_agents` takes them).
+
+    Where an agent attempted tasks more than once: task-level pass@k / pass^k (mean over its
+    tasks; Bayesian: the paired model's per-task posteriors, labels from draws; frequentist: the
+    unbiased estimators over tasks with >= k attempts). Otherwise: the pooled conversation rate
+    (Bayesian: exact Beta label probabilities).
+    """
+    from agenteval.statistical.compare import _group, _is_bayes, _seed, task_posterior_draws
+    from agenteval.statistical.estimators import pass_at_k_unbiased, pass_pow_k_unbiased
+
+    k = check_k(k)
+    t = thresholds or Thresholds()
+    bayes = _is_bayes(mode)
+    rows = []
+    nan = math.nan
+    for ag in _group(agent, task, success):
+        n = np.array([v[0] for v in ag.tasks.values()], dtype=float)
+        c = np.array([v[1] for v in ag.tasks.values()], dtype=float)
+        repeated = n.size > 0 and np.any(n > 1)
+        if repeated and bayes:
+            rng = np.random.default_rng(_seed(mode.rng_seed, "quality", ag.name))
+            p, _ = task_posterior_draws(n, c, mode.mc_samples, rng)
+            at = (1.0 - (1.0 - p) ** k).mean(axis=1)
+            pw = (p ** k).mean(axis=1)
+            probs = label_probabilities(at, pw, thresholds=t)
+            vals = (float(at.mean()), float(pw.mean()))
+            basis = f"task-level, {n.size} tasks (posterior draws)"
+        elif repeated:
+            keep = n >= k
+            if keep.any():
+                vals = (float(np.mean(pass_at_k_unbiased(n[keep], c[keep], k))),
+                        float(np.mean(pass_pow_k_unbiased(n[keep], c[keep], k))))
+            else:
+                vals = (nan, nan)
+            probs = {label: np.array(nan) for label in LABELS}
+            basis = f"task-level, {int(keep.sum())} tasks with >= {k} attempts (unbiased)"
+        else:
+            nc, cc = ag.conversations, ag.successes
+            if bayes:
+                a0, b0 = mode.beta_prior_a + cc, mode.beta_prior_b + nc - cc
+                from agenteval.statistical.estimators import beta_pass_at_k_mean, beta_pass_pow_k_mean
+
+                vals = (float(beta_pass_at_k_mean(a0, b0, k)), float(beta_pass_pow_k_mean(a0, b0, k)))
+                probs = label_probabilities_beta(a0, b0, k, thresholds=t)
+                basis = f"pooled rate of {nc} conversations (exact Beta)"
+            else:
+                p0 = cc / nc
+                vals = (1.0 - (1.0 - p0) ** k, p0 ** k)
+                probs = {label: np.array(nan) for label in LABELS}
+                basis = f"pooled rate of {nc} conversations (plug-in)"
+        rows.append(QualityRow(ag.name, vals[0], vals[1],
+                               assess(vals[0], vals[1], thresholds=t),
+                               *(float(probs[label]) for label in LABELS), basis))
+    return rows

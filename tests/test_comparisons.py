@@ -1,0 +1,76 @@
+"""Comparisons, ranking and quality inside summary(): the data handed to the math, and the views."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import defaultdict
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from agenteval import Agentic, BayesianMode, FrequentistMode
+from agenteval.statistical.compare import paired_bootstrap
+from tests.conftest import DEMO
+
+
+def _demo_counts() -> dict[str, dict[str, list[int]]]:
+    """Per agent and task_id: [attempts, fully correct], counted from the offline judge's output."""
+    results = Agentic.run(str(DEMO), None, 3, statistical_mode=FrequentistMode())
+    counts: dict[str, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for m in results:
+        counts[m.assistant_id][m.task_id][0] += 1
+        counts[m.assistant_id][m.task_id][1] += int(m.is_fully_correct is True)
+    return counts
+
+
+def test_frequentist_summary_is_the_paired_bootstrap_of_the_demo_tasks() -> None:
+    counts = _demo_counts()
+    a, b = counts["agent-gpt-small"], counts["agent-planner-v2"]
+    shared = [t for t in a if t in b]
+    summary = Agentic.run(str(DEMO), None, 3, statistical_mode=FrequentistMode()).summary()
+    rows = {c.quantity: c for c in summary.comparisons}
+    assert set(rows) == {"success", "pass@3", "pass^3"}
+    n_a, c_a = np.array([a[t][0] for t in shared]), np.array([a[t][1] for t in shared])
+    n_b, c_b = np.array([b[t][0] for t in shared]), np.array([b[t][1] for t in shared])
+    assert rows["success"].difference == pytest.approx(np.mean(c_a / n_a - c_b / n_b))
+    diffs, _ = paired_bootstrap(n_a, c_a, n_b, c_b, k=3, seed=0)
+    assert rows["success"].shared_tasks == len(shared) == 9
+    assert rows["pass^3"].difference == pytest.approx(next(d for d in diffs if d.quantity == "pass^3").difference)
+    assert summary.comparison_adjust == "holm" and rows["success"].p_adjusted == rows["success"].p_value
+    assert [r.agent for r in sorted(summary.ranking, key=lambda r: r.expected_rank)] == [
+        "agent-planner-v2", "agent-gpt-small"]
+
+
+def test_summary_views_carry_the_comparisons() -> None:
+    results = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode())
+    summary = results.summary()
+    html = summary._repr_html_()
+    assert "Agent comparisons" in html and "Ranking" in html and "Quality assessment" in html
+    assert not summary.comparisons_dataframe().empty and not summary.ranking_dataframe().empty
+    json.dumps(results.to_json())  # JSON-safe (draws are not in the summary)
+    assert sum(r.prob_best for r in summary.ranking) == pytest.approx(1.0)
+
+
+def test_conversation_quality_probabilities_are_the_exact_beta() -> None:
+    results = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode())
+    table = results.quality(level="conversation")
+    assert len(table) == len(results)
+    m, row = results[0], table.iloc[0]
+    post = stats.beta(1 + m.correct_interactions, 1 + m.total_interactions - m.correct_interactions)
+    # Needs improvement: pass@3 < 0.70, i.e. p < 1 - 0.3^(1/3)
+    assert row["prob_needs_improvement"] == pytest.approx(post.cdf(1 - 0.3 ** (1 / 3)))
+    reliable = 1 - post.cdf(max(1 - 0.05 ** (1 / 3), 0.7 ** (1 / 3)))
+    assert row["prob_reliable"] == pytest.approx(reliable)
+    freq = Agentic.run(str(DEMO), None, 3, statistical_mode=FrequentistMode()).quality()
+    assert list(freq["unit"]) == ["agent-gpt-small", "agent-planner-v2"]
+    assert freq["prob_reliable"].isna().all()
+
+
+def test_single_agent_has_quality_but_no_comparisons() -> None:
+    conv = {"session_id": "s", "assistant_id": "a", "conversation": [
+        {"qa_id": "q", "query": "2+2?", "assistant": "4", "ground_truth_assistant": "4"}]}
+    summary = Agentic.run([conv], None, 1).summary()
+    assert summary.comparisons == [] and summary.ranking == [] and len(summary.quality) == 1
+    assert math.isnan(summary.quality[0].prob_reliable)
