@@ -233,6 +233,10 @@ def _table_of(models: Sequence[Any], k: int, *, keys: Sequence[str] | None = Non
     return table, notes
 
 
+_LABELS = {"quality": "Quality assessment (Fair Forge's table)", "comparison_adjust":
+           "p-values adjusted over agent pairs", "diagnostics": "Diagnostics of the hierarchical fits"}
+
+
 def _extra_fields(summary: Any) -> str:
     """Summary fields this module does not know by name (ranking, quality, diagnostics, new
     ones), rendered generically."""
@@ -240,7 +244,7 @@ def _extra_fields(summary: Any) -> str:
     for name, value in _dump(summary).items():
         if name in _SUMMARY_KNOWN or value is None or value == [] or value == {} or value == "none":
             continue
-        label = _esc(name.replace("_", " "))
+        label = _esc(_LABELS.get(name, name.replace("_", " ").capitalize()))
         if isinstance(value, list) and all(isinstance(v, Mapping) for v in value):
             table, notes = _table_of(getattr(summary, name), summary.k)
             out.append(f"<p><b>{label}</b></p>" + table + _notes(notes))

@@ -1,8 +1,8 @@
 """Notebook widgets: the prior-sensitivity explorer.
 
-    >>> from agenteval.widgets import prior_explorer
-    >>> prior_explorer(results)            # doctest: +SKIP   (sliders for a, b, k; a group menu)
-    >>> prior_explorer(n=10, c=8, k=3)     # doctest: +SKIP   (any counts)
+    from agenteval.widgets import prior_explorer
+    prior_explorer(results)            # sliders for a, b and k; a menu of the summary's groups
+    prior_explorer(n=10, c=8, k=3)     # any counts
 
 Moving a slider recomputes the exact conjugate posterior (``BayesianMode.estimate``) and redraws
 :func:`agenteval.plots.sensitivity.plot_prior_sensitivity`; nothing is sampled.

@@ -31,6 +31,7 @@ def test_sliders_recompute_the_posterior(results: Any) -> None:
 
     from agenteval.widgets import prior_explorer
 
+    open_before = set(plt.get_fignums())
     explorer = prior_explorer(results)
     assert explorer.renders == 1 and list(explorer.group.options) == [
         "all", "agent-gpt-small", "agent-planner-v2"]
@@ -46,7 +47,7 @@ def test_sliders_recompute_the_posterior(results: Any) -> None:
     lo = stats.beta(18, 29).ppf(0.025)
     assert explorer.estimate.pass_at_k_low == pytest.approx(1 - (1 - lo) ** 5, rel=1e-9)
     assert "13 of 40 fully correct" in explorer.numbers.value and "pass^5" in explorer.numbers.value
-    assert plt.get_fignums() == []  # every redraw closed its figure
+    assert set(plt.get_fignums()) <= open_before  # every redraw closed its figure
 
 
 def test_explorer_over_plain_counts_and_its_errors() -> None:
