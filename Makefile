@@ -48,8 +48,19 @@ lab: setup
 notebooks-clean: setup
 	$(BIN)/python tools/clean_notebooks.py notebooks/*.ipynb
 
+## Benchmarks side by side with the peer, alquimia-fair-forge, in its own venv (never .venv):
+## if it does not install, its side is skipped and the rest still runs.
+BENCH_VENV := .cache/bench-venv
+PEER_STAMP := $(BENCH_VENV)/.peer-stamp
+$(PEER_STAMP):
+	@($(PYTHON) -m venv $(BENCH_VENV) && \
+	  $(BENCH_VENV)/bin/pip install -q -c benchmarks/peer-constraints.txt \
+	    alquimia-fair-forge==3.0.0 langchain-openai && touch $(PEER_STAMP)) \
+	|| echo "bench: alquimia-fair-forge did not install; the peer's side is skipped"
+
 bench: setup
-	$(BIN)/python benchmarks/run_all.py
+	-@$(MAKE) --no-print-directory $(PEER_STAMP)
+	$(BIN)/python benchmarks/run_all.py $(if $(BASELINE),--baseline $(BASELINE))
 
 ## Re-resolve pinned versions in a scratch venv.
 lock:

@@ -30,7 +30,6 @@ import functools
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
 from fractions import Fraction
 
 __all__ = ["MAX_DIGITS", "MAX_EXPONENT", "WrittenNumber", "find_numbers", "fold_text",
@@ -43,9 +42,6 @@ Python refuses int(str) beyond 4300 digits, and no answer needs 400 significant 
 MAX_EXPONENT = 400
 """Largest ``|e|`` of a written exponent read as a number: ``10**e`` is exact arithmetic, so an
 unbounded ``e`` (``1e99999999``) would take unbounded time and memory."""
-
-_SCALES = {"thousand": 10**3, "k": 10**3, "million": 10**6, "mn": 10**6, "billion": 10**9,
-           "bn": 10**9, "trillion": 10**12, "tn": 10**12}
 
 _NUMBER_RE = re.compile(
     r"(?<![\w.])(?P<sign>[-\u2212+])?(?:(?P<cur>[$\u20ac\u00a3\u00a5])\s?)?(?P<sign2>[-\u2212])?"
@@ -62,20 +58,75 @@ def fold_text(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
-@dataclass(frozen=True)
 class WrittenNumber:
-    """One number written in a text, with the precision its writer displayed."""
+    """One number written in a text, with the precision its writer displayed.
 
-    value: Fraction  # exact; sign, exponent and scale word applied; percent NOT applied ("42%" -> 42)
-    half_unit: Fraction  # half a unit of the last displayed digit, in the same units as value
-    decimals: int  # digits written after the decimal point of the mantissa
-    percent: bool  # written with %, "percent" or "per cent"
-    scale: int  # 1, or the multiplier of a scale word ("2.5 million" -> 10**6)
+    Parsing keeps the written digits and a power of ten; the exact ``Fraction`` attributes are
+    built only when a comparison asks for them, and the float readings come straight from the
+    digits (``float("1234.50e3")`` is correctly rounded, as ``float(Fraction)`` is, so both give
+    the same float), so reading a text costs no rational arithmetic.
+    """
+
+    __slots__ = ("_digits", "_exp10", "_negative", "decimals", "percent", "scale", "_value",
+                 "_nonzero")
+
+    def __init__(self, digits: str, exp10: int, negative: bool, decimals: int, percent: bool,
+                 scale: int) -> None:
+        self._digits = digits  # mantissa as written, commas removed ("1234.50", ".5")
+        self._exp10 = exp10  # written exponent plus the scale word's power of ten
+        self._negative = negative
+        self.decimals = decimals  # digits written after the decimal point of the mantissa
+        self.percent = percent  # written with %, "percent" or "per cent"
+        self.scale = scale  # 1, or the multiplier of a scale word ("2.5 million" -> 10**6)
+        self._value: Fraction | None = None
+        self._nonzero = digits.strip("0.") != ""
+
+    @property
+    def value(self) -> Fraction:
+        """Exact value; sign, exponent and scale word applied; percent NOT applied ("42%" -> 42)."""
+        if self._value is None:
+            e = self._exp10 - self.decimals
+            m = int(self._digits.replace(".", ""))
+            v = Fraction(m * 10**e) if e >= 0 else Fraction(m, 10**-e)
+            self._value = -v if self._negative else v
+        return self._value
+
+    @property
+    def half_unit(self) -> Fraction:
+        """Half a unit of the last displayed digit, in the same units as ``value``."""
+        e = self._exp10 - self.decimals - 1
+        return Fraction(5 * 10**e) if e >= 0 else Fraction(5, 10**-e)
 
     @property
     def fraction_value(self) -> Fraction:
         """The value as a plain number: a percentage divided by 100 ("42%" -> 0.42)."""
         return self.value / 100 if self.percent else self.value
+
+    def float_value(self, shift: int = 0) -> float:
+        """``to_float(value * 10**shift)``, correctly rounded from the digits (+-inf past range)."""
+        v = float(f"{self._digits}e{self._exp10 + shift}")
+        return -v if self._negative and v else v
+
+    def float_half(self, shift: int = 0) -> float:
+        """``to_float(half_unit * 10**shift)``."""
+        return float(f"5e{self._exp10 - self.decimals - 1 + shift}")
+
+    @property
+    def is_zero(self) -> bool:
+        return not self._nonzero
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, WrittenNumber):
+            return NotImplemented
+        return (self.value, self.half_unit, self.decimals, self.percent, self.scale) == (
+            other.value, other.half_unit, other.decimals, other.percent, other.scale)
+
+    def __hash__(self) -> int:
+        return hash((self.value, self.decimals, self.percent, self.scale))
+
+    def __repr__(self) -> str:
+        return (f"WrittenNumber(value={self.value!r}, half_unit={self.half_unit!r}, "
+                f"decimals={self.decimals}, percent={self.percent}, scale={self.scale})")
 
 
 def find_numbers(text: str) -> list[WrittenNumber]:
@@ -99,38 +150,46 @@ def _numbers_in(text: str) -> tuple[WrittenNumber, ...]:
 
 
 def _parse_all(text: str) -> tuple[WrittenNumber, ...]:
-    parsed = (_parse(m) for m in _NUMBER_RE.finditer(unicodedata.normalize("NFKC", text)))
+    text = unicodedata.normalize("NFKC", text)
+    if _DIGIT(text) is None:  # every number has a digit; the scan for one is cheap
+        return ()
+    parsed = (_parse(m) for m in _NUMBER_RE.finditer(text))
     return tuple(n for n in parsed if n is not None)
 
 
+_DIGIT = re.compile(r"\d").search
+
+
 _numbers_in_cached = functools.lru_cache(maxsize=8192)(_parse_all)
+
+_SCALE_POWERS = {"thousand": 3, "k": 3, "million": 6, "mn": 6, "billion": 9, "bn": 9,
+                 "trillion": 12, "tn": 12}
 
 
 def _parse(m: re.Match[str]) -> WrittenNumber | None:
     """The number one regex match wrote, or None when it is too long or its exponent too large.
 
-    Both checks come before any arithmetic, so each match costs time bounded by its length.
+    Both checks come before any conversion, so each match costs time bounded by its length.
     """
-    digits = m.group("num").replace(",", "")
-    if len(digits) - ("." in digits) > MAX_DIGITS:
+    sign, _cur, sign2, num, exp, pct, scale_word = m.groups()
+    digits = num.replace(",", "") if "," in num else num
+    point = "." in digits
+    if len(digits) - point > MAX_DIGITS:
         return None
-    exp = m.group("exp")
+    e = 0
     if exp is not None:
         # checked as text first: int() of a huge run is slow, or refused past 4300 digits
         magnitude = exp.lstrip("+-").lstrip("0") or "0"
         if len(magnitude) > 4 or int(magnitude) > MAX_EXPONENT:
             return None
-        exp = f"-{magnitude}" if exp.startswith("-") else magnitude
-    decimals = len(digits.split(".")[1]) if "." in digits else 0
-    value = Fraction(digits)
-    half = Fraction(1, 2 * 10**decimals)
-    if exp is not None:
-        factor = Fraction(10) ** int(exp)
-        value, half = value * factor, half * factor
-    if m.group("sign") in ("-", "\u2212") or m.group("sign2"):
-        value = -value
-    scale = _SCALES[m.group("scale").lower()] if m.group("scale") else 1
-    return WrittenNumber(value * scale, half * scale, decimals, bool(m.group("pct")), scale)
+        e = -int(magnitude) if exp.startswith("-") else int(magnitude)
+    decimals = len(digits) - digits.index(".") - 1 if point else 0
+    scale = 1
+    if scale_word:
+        power = _SCALE_POWERS[scale_word.lower()]
+        scale, e = 10**power, e + power
+    negative = sign in ("-", "\u2212") or bool(sign2)
+    return WrittenNumber(digits, e, negative, decimals, bool(pct), scale)
 
 
 def to_float(value: Fraction) -> float:
@@ -141,35 +200,35 @@ def to_float(value: Fraction) -> float:
         return math.inf if value > 0 else -math.inf
 
 
-def _reading(value: Fraction, half: Fraction) -> tuple[float, float] | None:
-    """A ``(value, tolerance)`` float pair, or None when the value does not fit a float: an
-    overflow would be inf, an underflow 0.0, either of which would match the wrong numbers."""
-    v = to_float(value)
-    if not math.isfinite(v) or (v == 0 and value != 0):
-        return None
-    return v, to_float(half)
-
-
 def number_readings(text: str) -> list[tuple[float, float]]:
     """Every way a number in ``text`` may be read, as ``(value, tolerance)`` floats.
 
     Each number gives its value with half a displayed unit as tolerance; a scaled number also
     gives its bare mantissa (a result may be in millions), a percentage also its fraction:
     ``"42%"`` -> (42, 0.5), (0.42, 0.005); ``"2.5 million"`` -> (2.5, 0.05), (2.5e6, 5e4).
+    A value a float cannot hold (an overflow would be inf, an underflow 0.0, either of which
+    would match the wrong numbers) gives no reading.
     """
     return list(_readings_in(text) if len(text) > CACHED_TEXT_CHARS else _readings_in_cached(text))
 
 
-def _readings_in(text: str) -> tuple[tuple[float, float], ...]:
+def readings_of(numbers: tuple[WrittenNumber, ...] | list[WrittenNumber]) -> list[tuple[float, float]]:
+    """``number_readings`` of already parsed numbers."""
     out: list[tuple[float, float]] = []
-    for n in _numbers_in(text):
-        readings = [(n.value, n.half_unit)]
-        if n.scale != 1:
-            readings.insert(0, (n.value / n.scale, n.half_unit / n.scale))
+    for n in numbers:
+        shifts = (0,) if n.scale == 1 else (-len(str(n.scale)) + 1, 0)
         if n.percent:
-            readings.append((n.value / 100, n.half_unit / 100))
-        out.extend(r for r in (_reading(v, h) for v, h in readings) if r is not None)
-    return tuple(out)
+            shifts = (*shifts, -2)
+        for shift in shifts:
+            v = n.float_value(shift)
+            if v != v or v in (math.inf, -math.inf) or (v == 0 and not n.is_zero):
+                continue
+            out.append((v, n.float_half(shift)))
+    return out
+
+
+def _readings_in(text: str) -> tuple[tuple[float, float], ...]:
+    return tuple(readings_of(_numbers_in(text)))
 
 
 _readings_in_cached = functools.lru_cache(maxsize=8192)(_readings_in)

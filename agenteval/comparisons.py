@@ -94,7 +94,19 @@ def comparison_table(results: Any, *, adjust: str = "holm") -> ComparisonTable:
     agent, task, success = _complete(results)
     names = list(dict.fromkeys(m.assistant_id for m in results))
     return compare_agents(agent, task, success, k=results.k, mode=results.settings.mode,
-                          adjust=adjust, names=names)
+                          adjust=adjust, names=names, hyper=_hyper(results))
+
+
+def _hyper(results: Any) -> dict[str, tuple[Any, Any]] | None:
+    """Per agent, the (mu, kappa) draws of the mode's fit over tasks (hierarchical / empirical
+    Bayes), for the paired model; None in the conjugate and frequentist modes."""
+    if getattr(results.settings.mode, "method", "conjugate") == "conjugate":
+        return None
+    fit = results.task_fit() if hasattr(results, "task_fit") else None
+    if fit is None or not getattr(fit, "names", None):
+        return None
+    mu, kappa = fit.flat
+    return {name: (mu[:, g], kappa[:, g]) for g, name in enumerate(fit.names)}
 
 
 def summary_fields(results: Any) -> dict[str, Any]:
@@ -140,7 +152,7 @@ def agent_quality(results: Any, *, thresholds: Thresholds | None = None) -> list
                        prob_needs_improvement=q.prob_needs_improvement,
                        prob_unlabelled=q.prob_unlabelled, basis=q.basis)
             for q in assess_agents(agent, task, success, k=results.k, mode=results.settings.mode,
-                                   thresholds=thresholds)]
+                                   thresholds=thresholds, hyper=_hyper(results))]
 
 
 def conversation_quality(results: Any, *, thresholds: Thresholds | None = None

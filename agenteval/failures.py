@@ -71,9 +71,16 @@ def group_failures(results: Iterable[Any]) -> list[FailureGroup]:
 
 
 def judged_share(results: Iterable[Any]) -> tuple[int, int]:
-    """(interactions judged, interactions in total) over the run."""
+    """(interactions with a verdict, interactions in total) over the run.
+
+    Counted per interaction, not from n: a conversation with a given outcome is one graded unit
+    (n = 1), yet every one of its interactions has its verdict.
+    """
     judged = total = 0
     for metric in results:
-        judged += metric.total_interactions
+        if getattr(metric, "source", "judged") == "given":
+            judged += sum(r.is_correct is not None for r in metric.interactions)
+        else:
+            judged += metric.total_interactions
         total += len(metric.interactions)
     return judged, total

@@ -69,8 +69,8 @@ def build_parser() -> argparse.ArgumentParser:
     for action in parser._actions:
         if action.dest == "data":
             action.metavar = "SOURCE"
-            action.help = ("a .jsonl/.json file, or a notebook variable holding a DataFrame, "
-                           "Datasets or dicts")
+            action.help = ("files as for `agenteval run`, or a notebook variable holding a "
+                           "DataFrame, Datasets or dicts")
     parser.conflict_handler = "resolve"  # -o is the magic's, whatever the CLI defines
     parser.add_argument("-o", "--output-name", metavar="NAME", dest="output_name",
                         help="also store the results in the notebook variable NAME")
@@ -135,7 +135,7 @@ class AgentEvalMagics(Magics):
             return None
         if args.output_name is not None and not args.output_name.isidentifier():
             raise UsageError(f"-o {args.output_name}: not a valid Python variable name")
-        from agenteval.cli.run import evaluate_args
+        from agenteval.cli.run import _print_warnings, evaluate_args
 
         item_lines: list[int] | None = None
         try:
@@ -143,10 +143,11 @@ class AgentEvalMagics(Magics):
                 if cell is not None:
                     source, item_lines = parse_cell(cell, Path(tmp))
                     command = f"%%agentic_eval {line}".rstrip()
-                else:
-                    source = self._source(str(args.data))  # None: a file, read as the CLI does
+                else:  # None: files, read as the CLI reads them
+                    source = self._source(args.data)
                     command = f"{PROG} {line}".rstrip()
-                results, _ = evaluate_args(args, source=source, command=command)
+                results, caught = evaluate_args(args, source=source, command=command)
+                _print_warnings(caught)
         except DataError as exc:
             raise UsageError(_cell_error(exc, cell, item_lines)) from None
         except AgentEvalError as exc:
@@ -157,16 +158,18 @@ class AgentEvalMagics(Magics):
             self.shell.user_ns[args.output_name] = results
         return results
 
-    def _source(self, name: str) -> Any:
-        """The value of a variable of the user namespace; None when SOURCE is an existing file."""
+    def _source(self, data: list[Path]) -> Any:
+        """The value of a variable of the user namespace; None when SOURCE is files."""
         namespace = self.shell.user_ns
-        if name.isidentifier() and name in namespace:
+        name = str(data[0])
+        if len(data) == 1 and name.isidentifier() and name in namespace:
             value = namespace[name]
             return [value] if isinstance(value, Mapping) else value  # one dict = one conversation
-        if Path(name).exists():
-            return None
-        raise UsageError(f"{PROG}: SOURCE {name!r} is neither a variable in the notebook nor an "
-                         f"existing file (working directory: {Path.cwd()})")
+        for path in data:
+            if not path.exists():
+                raise UsageError(f"{PROG}: SOURCE {str(path)!r} is neither a variable in the "
+                                 f"notebook nor an existing file (working directory: {Path.cwd()})")
+        return None
 
 
 def _cell_error(exc: DataError, cell: str | None, item_lines: list[int] | None) -> str:

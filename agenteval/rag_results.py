@@ -96,6 +96,17 @@ class PrecisionCase:
         """Nodes judged or labelled not relevant."""
         return [n for s in self.searches for n in s.nodes if n.relevant is False]
 
+    def _repr_html_(self) -> str:
+        parts = [_case_head(self.case_id, self.score, self.score_low, self.score_high,
+                            f"weighted {_num(self.score_weighted)}")]
+        for search in self.searches:
+            parts.append(f"<p>query <i>{html.escape(search.query)}</i>: precision "
+                         f"{_num(search.score)}</p>")
+            parts.append(_rows_html(["rank", "relevant", "source", "reason", "node"],
+                                    [[n.rank, _flag(n.relevant), n.source, n.error or n.reason,
+                                      n.text] for n in search.nodes]))
+        return "".join(parts)
+
 
 @dataclass
 class StatementJudgment:
@@ -141,6 +152,18 @@ class RecallCase:
     @property
     def unknown(self) -> int:
         return sum(s.attributable is None for s in self.statements)
+
+    def _repr_html_(self) -> str:
+        head = _case_head(self.case_id, self.score, self.score_low, self.score_high,
+                          f"{self.attributable}/{self.total} statements attributable")
+        rows = [[st.index, _flag(st.attributable), st.source, st.error or st.reason,
+                 st.text, "" if st.supporting_rank is None
+                 else f"search {st.supporting_search} rank {st.supporting_rank}"]
+                for st in self.statements]
+        errors = "".join(f"<p>{html.escape(e)}</p>" for e in self.judge_errors
+                         if not e.startswith("statement "))
+        return head + errors + _rows_html(["#", "attributable", "source", "reason", "statement",
+                                           "supported by"], rows)
 
 
 @dataclass
@@ -271,6 +294,30 @@ class RagResults(list):  # type: ignore[type-arg]
             "summary": asdict(self._summary), "cases": [asdict(c) for c in self],
         })
 
+    @classmethod
+    def from_json(cls, payload: Any) -> RagResults:
+        """Rebuild results (no judging) from :meth:`to_json` output, or a path to a file of it."""
+        import json
+        from pathlib import Path
+
+        from agenteval.errors import DataError
+
+        if isinstance(payload, (str, Path)):
+            with open(payload, encoding="utf-8") as fh:
+                payload = json.load(fh)
+        if not isinstance(payload, dict) or payload.get("version") != RAG_RESULTS_VERSION:
+            raise DataError(f"not agenteval RAG results (expected version {RAG_RESULTS_VERSION!r})")
+        try:
+            cases = [_case_from_dict(payload["metric"], c) for c in payload["cases"]]
+            raw = dict(payload["summary"])
+            for key in ("mean", "ci_low", "ci_high"):
+                raw[key] = math.nan if raw.get(key) is None else raw[key]
+            summary = RagSummary(**raw)
+        except (KeyError, TypeError) as exc:
+            raise DataError(f"malformed RAG results: {exc}") from None
+        return cls(cases, metric=payload["metric"], summary=summary,
+                   settings=dict(payload.get("settings") or {}))
+
     def _repr_html_(self) -> str:
         df = self.to_dataframe()
         return (self._summary._repr_html_()
@@ -278,6 +325,33 @@ class RagResults(list):  # type: ignore[type-arg]
 
     def __repr__(self) -> str:
         return f"RagResults({self.metric}, {len(self)} cases)"
+
+
+def _flag(value: bool | None) -> str:
+    return "?" if value is None else "yes" if value else "no"
+
+
+def _case_head(case_id: str, score: Any, low: Any, high: Any, extra: str) -> str:
+    bounds = "" if score is not None or low is None else f" (between {_num(low)} and {_num(high)})"
+    return (f"<p><b>{html.escape(case_id)}</b>: score {_num(score)}{bounds}; "
+            f"{html.escape(extra)}</p>")
+
+
+def _rows_html(header: list[str], rows: list[list[Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
+                   for row in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _case_from_dict(metric: str, data: dict[str, Any]) -> Any:
+    data = dict(data)
+    if metric == "contextual_precision":
+        data["searches"] = [SearchScore(**{**s, "nodes": [NodeJudgment(**n) for n in s["nodes"]]})
+                            for s in data["searches"]]
+        return PrecisionCase(**data)
+    data["statements"] = [StatementJudgment(**st) for st in data["statements"]]
+    return RecallCase(**data)
 
 
 def _interval(value: Any, low: Any, high: Any) -> str:

@@ -85,6 +85,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         _head(f"agenteval report: {len(results)} conversations, k={results.k}"),
         "<body><main>",
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
+        _unjudged_banner(results),
         '<section id="summary"><h2>Suite summary</h2>',
         f'<p class="method">{_e(summary.method)}</p>',
         _transposed_table(summary.rows, key="group", only=HEADLINE_FIELDS),
@@ -125,6 +126,8 @@ def _prob(x: Any) -> str:
     """Probabilities near 0 or 1 keep their magnitude visible (3.2e-04, not 0.000)."""
     if not isinstance(x, float) or math.isnan(x) or 0.001 <= x <= 0.999:
         return _fmt(x)
+    if x in (0.0, 1.0):
+        return f"{x:.0f}"
     return f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
 
 
@@ -140,6 +143,18 @@ def _head(title: str) -> str:
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{_e(title)}</title><style>{_CSS}</style></head>")
+
+
+def _unjudged_banner(results: AgenticResults) -> str:
+    """A run with unjudged interactions says so before any number is read."""
+    from agenteval.failures import judged_share
+
+    judged, total = judged_share(results)
+    if judged == total:
+        return ""
+    return (f'<p class="banner">{total - judged} of {total} interactions could not be judged '
+            f"({(total - judged) / total:.1%}): the estimates below rest on the judged ones only "
+            '(<a href="#judge">causes</a>).</p>')
 
 
 def _run_line(results: AgenticResults, manifest: dict[str, Any]) -> str:
@@ -162,22 +177,20 @@ def _run_line(results: AgenticResults, manifest: dict[str, Any]) -> str:
 def _columns(models: Sequence[Any]) -> list[tuple[str, str, list[str]]]:
     """(label, description, field names) per column; X, X_low, X_high become one interval column."""
     fields = type(models[0]).model_fields
-    names = list(fields)
     cols, used = [], set()
-    for name in names:
+    for name in fields:
         if name in used:
             continue
-        bounds = [f"{name}_{lo}" for lo in ("low", "ci_low")] , [f"{name}_{hi}" for hi in ("high", "ci_high")]
-        low = next((b for b in bounds[0] if b in fields), None)
-        high = next((b for b in bounds[1] if b in fields), None)
+        low = next((f for f in (f"{name}_low", f"{name}_ci_low") if f in fields), None)
+        high = next((f for f in (f"{name}_high", f"{name}_ci_high") if f in fields), None)
         group = [name, low, high] if low and high else [name]
-        used.update(g for g in group if g)
-        desc = fields[name].description or ""
-        cols.append((name + (" [interval]" if len(group) == 3 else ""), desc, group))
+        used.update(group)
+        label = name + (" [interval]" if len(group) == 3 else "")
+        cols.append((label, fields[name].description or "", group))
     return cols
 
 
-def _model_table(models: Sequence[Any], *, key: str | None = None) -> str:
+def _model_table(models: Sequence[Any]) -> str:
     """A table of pydantic models, one row each; headers carry the field descriptions."""
     cols = _columns(models)
     head = "".join(f'<th title="{_e(desc)}">{_e(label)}</th>' for label, desc, _ in cols)
@@ -464,6 +477,7 @@ figure { display: inline-block; margin: 8px 12px 8px 0; } figure img { max-width
 .tools { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 6px 0; }
 .tools input[type=search] { width: 320px; padding: 4px 6px; }
 #shown { color: var(--muted); }
+.banner { background: #fff4e0; border: 1px solid #e5b567; padding: 6px 10px; border-radius: 6px; }
 """
 
 _SCRIPT = """

@@ -35,6 +35,8 @@ class RunSettings:
     tool_threshold: float
     tool_weights: Mapping[str, float]
     mode: StatisticalMode
+    outcome_threshold: float | None = None  # None: a given outcome succeeds within 1e-6 of 1
+    argument_matching: Mapping[str, Any] | None = None  # run-wide rules (metrics/arguments.py)
 
 
 def _f(description: str) -> Any:
@@ -454,7 +456,8 @@ class AgenticResults(list[AgenticMetric]):
                 tool = r.tool_correctness
                 rows.append({
                     "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
-                    "qa_id": r.qa_id, "score": r.score, "is_correct": r.is_correct,
+                    "qa_id": r.qa_id, "score": r.score, "source": r.source,
+                    "is_correct": r.is_correct,
                     "judge_error": r.judge_error, "judge_error_code": r.judge_error_code,
                     "reasoning": r.reasoning,
                     "tool_selection": tool.tool_selection_correct if tool else None,
@@ -478,6 +481,9 @@ class AgenticResults(list[AgenticMetric]):
                 "k": self.settings.k, "threshold": self.settings.threshold,
                 "tool_threshold": self.settings.tool_threshold,
                 "tool_weights": dict(self.settings.tool_weights), "method": self.method,
+                "outcome_threshold": self.settings.outcome_threshold,
+                "argument_matching": (dict(self.settings.argument_matching)
+                                      if self.settings.argument_matching else None),
             },
             "summary": self.summary().model_dump(),
             "conversations": [m.model_dump() for m in self],
@@ -531,6 +537,8 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
     run = results.judge_run
     judge = {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
              "errors": run.errors, "not_judged_budget": run.not_judged_budget,
+             "conversations_given": sum(m.source == "given" for m in results),
+             "interactions_given": sum(r.source == "given" for m in results for r in m.interactions),
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
     from agenteval.comparisons import summary_fields

@@ -79,7 +79,10 @@ def build_manifest(results: AgenticResults) -> dict[str, Any]:
         "statistical_mode": mode_spec(settings.mode),
         "settings": {"k": settings.k, "threshold": settings.threshold,
                      "tool_threshold": settings.tool_threshold,
-                     "tool_weights": dict(settings.tool_weights), "method": results.method},
+                     "tool_weights": dict(settings.tool_weights), "method": results.method,
+                     "outcome_threshold": settings.outcome_threshold,
+                     "argument_matching": (dict(settings.argument_matching)
+                                           if settings.argument_matching else None)},
     }
     return {**fresh, **getattr(results, "provenance", {})}
 
@@ -195,10 +198,18 @@ def mode_spec(mode: StatisticalMode) -> dict[str, Any]:
             params[name] = list(value) if isinstance(value, tuple) else value
     spec = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params, "repr": repr(mode)}
     try:
-        spec["rebuilds_exactly"] = repr(mode_from_spec(json.loads(json.dumps(spec)))) == repr(mode)
+        again = mode_from_spec(json.loads(json.dumps(spec)))
+        same = repr(again) == repr(mode)
+        if callable(getter):
+            same = same and _jsonable(again.get_params()) == _jsonable(getter())
+        spec["rebuilds_exactly"] = same
     except (DataError, ValueError):
         spec["rebuilds_exactly"] = False
     return spec
+
+
+def _jsonable(params: dict[str, Any]) -> Any:
+    return json.loads(json.dumps(params, default=repr))
 
 
 def _params_from_repr(mode: Any) -> dict[str, Any]:
@@ -292,7 +303,10 @@ def results_from_json(data: Any, *, source: str | None = None,
         settings = RunSettings(k=int(stored["k"]), threshold=float(stored["threshold"]),
                                tool_threshold=float(stored["tool_threshold"]),
                                tool_weights={str(k): float(v) for k, v in stored["tool_weights"].items()},
-                               mode=mode)
+                               mode=mode,
+                               outcome_threshold=(None if stored.get("outcome_threshold") is None
+                                                  else float(stored["outcome_threshold"])),
+                               argument_matching=stored.get("argument_matching") or None)
     except DataError as exc:
         raise DataError(exc.reason, source=source, field=exc.field) from None
     except (KeyError, TypeError, ValueError) as exc:

@@ -1,60 +1,125 @@
-"""End-to-end offline throughput: Agentic.run on the demo data replicated to ~40,000 interactions.
+"""The offline pipeline side by side, at 1k and 10k conversations of distinct texts.
 
-Baseline, in the same process: reading and json-parsing the same file (the floor any loader pays).
-Run: .venv/bin/python benchmarks/bench_pipeline.py [--copies 300]   (prints a JSON line)
+Data: ``synth.py`` (seeded; 5 interactions per conversation, tool calls with logged results,
+every text distinct, so no cache of parsed texts makes it a best case). Each contender runs in
+a fresh child process, alternately, and reports wall time, process CPU time and peak RSS:
+
+- agenteval: ``Agentic.run(path, k=3, statistical_mode=BayesianMode())`` and ``summary()`` with
+  the offline judge (loading and validation, judging, tool scoring with evidence search, exact
+  estimates, results); one warm-up run on the demo file first, so imports are not timed;
+- ``--baseline REV``: the same with agenteval as of git revision REV (before/after);
+- the peer: ``Agentic.run`` of alquimia-fair-forge 3.0.0 with a zero-cost fake LangChain judge
+  (it has no offline judge), so only its own pipeline is timed; no warm-up (its imports happen
+  before timing starts).
+
+Peak RSS is the whole process (interpreter, libraries, data, results): what a user's machine
+needs. The scaling exponent is log(t_10k / t_1k) / log(10): 1 is linear.
+Run: ``.venv/bin/python benchmarks/bench_pipeline.py [--baseline 7b02cd8]`` (last line JSON).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
-import tempfile
-import time
-from pathlib import Path
+import math
+import sys
 
-from agenteval import Agentic, BayesianMode, _numbers
+from _common import (CACHE, HERE, PEER_SCRIPT, ROOT, baseline_tree, loadavg, median, peer_python,
+                     print_result, run_json)
 
-DEMO = Path(__file__).resolve().parents[1] / "data" / "agentic_demo.jsonl"
+K = 3
+
+CHILD = """
+import json, resource, sys, time
+def _peak_mib():  # VmHWM: exec resets it; ru_maxrss can carry the parent's peak on Linux
+    try:
+        for line in open("/proc/self/status"):
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+from agenteval import Agentic, BayesianMode
+Agentic.run(sys.argv[2], k=3)  # warm-up: imports and first-use costs are not timed
+t0, c0 = time.perf_counter(), time.process_time()
+results = Agentic.run(sys.argv[1], k=int(sys.argv[3]), statistical_mode=BayesianMode())
+results.summary()
+print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
+                  "conversations": len(results),
+                  "peak_rss_mib": _peak_mib()}))
+"""
 
 
-def replicate(copies: int, out: Path) -> int:
-    """Write the demo `copies` times with fresh session ids; return the interaction count."""
-    interactions = 0
-    with out.open("w", encoding="utf-8") as fh:
-        for copy in range(copies):
-            for line in DEMO.read_text(encoding="utf-8").splitlines():
-                record = json.loads(line)
-                record["session_id"] = f"{record['session_id']}-{copy}"
-                record["task_id"] = f"{record.get('task_id')}-{copy % 30}"
-                interactions += len(record["conversation"])
-                fh.write(json.dumps(record) + "\n")
-    return interactions
+def suite(size: int) -> tuple[str, int]:
+    sys.path.insert(0, str(HERE))
+    import synth
+
+    CACHE.mkdir(parents=True, exist_ok=True)
+    path = CACHE / f"synth_{size}.jsonl"
+    interactions = size * 5
+    if not path.exists():
+        interactions = synth.write(path, size)
+    return str(path), interactions
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--copies", type=int, default=300)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000])
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--baseline", help="git revision of agenteval to compare with (before/after)")
+    parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--peer-repeats-large", type=int, default=1,
+                        help="the peer's repeats at 10,000 conversations and more (minutes each)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "suite.jsonl"
-        interactions = replicate(args.copies, path)
-        Agentic.run(str(DEMO), k=3)  # warm-up: imports are not part of the timing
-        _numbers._numbers_in_cached.cache_clear()  # ...but the warm-up's parsed texts are
-        _numbers._readings_in_cached.cache_clear()
-
-        t0 = time.perf_counter()
-        records = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
-        baseline_s = time.perf_counter() - t0
-
-        t0 = time.perf_counter()
-        results = Agentic.run(str(path), k=3, statistical_mode=BayesianMode())
-        results.summary()
-        run_s = time.perf_counter() - t0
-    print(json.dumps({
-        "benchmark": "pipeline", "conversations": len(records), "interactions": interactions,
-        "agentic_run_s": round(run_s, 2), "interactions_per_s": round(interactions / run_s),
-        "json_parse_baseline_s": round(baseline_s, 3), "ratio_to_baseline": round(run_s / baseline_s, 1),
-    }))
+    peer, why = (None, "--no-peer") if args.no_peer else peer_python()
+    demo = str(ROOT / "data" / "agentic_demo.jsonl")
+    contenders: dict[str, list[str] | tuple[list[str], dict]] = {
+        "agenteval": ([sys.executable, "-c", CHILD], {})}
+    if args.baseline:
+        tree = baseline_tree(args.baseline)
+        contenders[f"agenteval@{args.baseline}"] = ([sys.executable, "-c", CHILD],
+                                                     {"PYTHONPATH": str(tree)})
+    if peer is not None:
+        contenders["peer"] = ([str(peer), str(PEER_SCRIPT), "offline"], {})
+    load_before = loadavg()
+    rows = []
+    for size in args.sizes:
+        path, interactions = suite(size)
+        runs: dict[str, list[dict]] = {name: [] for name in contenders}
+        for rep in range(args.repeats):
+            names = list(contenders) if rep % 2 == 0 else list(contenders)[::-1]
+            for name in names:
+                if name == "peer" and size >= 10_000 and rep >= args.peer_repeats_large:
+                    continue
+                cmd, env = contenders[name]
+                extra = [path, str(K)] if name == "peer" else [path, demo, str(K)]
+                runs[name].append(run_json([*cmd, *extra], env=env, cwd=CACHE))  # not the repo: -c puts cwd first on sys.path
+        row: dict = {"conversations": size, "interactions": interactions}
+        for name, outs in runs.items():
+            s = median([o["seconds"] for o in outs])
+            row[name] = {"seconds": round(s, 3),
+                         "cpu_seconds": round(median([o["cpu_seconds"] for o in outs]), 3),
+                         "interactions_per_s": round(interactions / s),
+                         "peak_rss_mib": round(median([o["peak_rss_mib"] for o in outs]), 1),
+                         "repeats": len(outs)}
+        for name in runs:
+            if name != "agenteval":
+                row[name]["time_ratio_vs_agenteval"] = round(row[name]["seconds"] / row["agenteval"]["seconds"], 2)
+                row[name]["cpu_ratio_vs_agenteval"] = round(row[name]["cpu_seconds"] / row["agenteval"]["cpu_seconds"], 2)
+        rows.append(row)
+        print(f"{size:>6,} conversations ({interactions:,} interactions): " + "; ".join(
+            f"{name} {row[name]['seconds']:.2f} s ({row[name]['interactions_per_s']:,}/s, "
+            f"cpu {row[name]['cpu_seconds']:.2f} s, peak {row[name]['peak_rss_mib']:.0f} MiB)"
+            for name in runs), flush=True)
+    scaling = {}
+    if len(rows) >= 2:
+        a, b = rows[0], rows[-1]
+        for name in contenders:
+            scaling[name] = round(math.log(b[name]["seconds"] / a[name]["seconds"])
+                                  / math.log(b["conversations"] / a["conversations"]), 2)
+        print("scaling exponent (1 = linear): " + ", ".join(f"{k} {v}" for k, v in scaling.items()))
+    print_result({"benchmark": "pipeline", "k": K, "rows": rows, "scaling_exponent": scaling,
+                  "peer_skipped": why or None, "baseline": args.baseline,
+                  "loadavg_before": load_before, "loadavg_after": loadavg()})
 
 
 if __name__ == "__main__":

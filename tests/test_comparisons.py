@@ -74,3 +74,46 @@ def test_single_agent_has_quality_but_no_comparisons() -> None:
     summary = Agentic.run([conv], None, 1).summary()
     assert summary.comparisons == [] and summary.ranking == [] and len(summary.quality) == 1
     assert math.isnan(summary.quality[0].prob_reliable)
+
+
+def test_empirical_bayes_mode_plugs_its_fit_into_the_paired_model() -> None:
+    from agenteval.statistical.compare import paired_bayes
+
+    results = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode(method="empirical_bayes"))
+    table = results.comparison_table()
+    (cmp,) = table.comparisons
+    assert "empirical_bayes fit" in cmp.detail
+    fit = results.task_fit()
+    mu, kappa = fit.flat
+    counts = _demo_counts()
+    a, b = counts["agent-gpt-small"], counts["agent-planner-v2"]
+    shared = [t for t in a if t in b]
+    arrays = [np.array([x[t][i] for t in shared]) for x in (a, b) for i in (0, 1)]
+    ga, gb = fit.names.index("agent-gpt-small"), fit.names.index("agent-planner-v2")
+    diffs, _ = paired_bayes(*arrays, k=3, hyper=((mu[:, ga], kappa[:, ga]), (mu[:, gb], kappa[:, gb])))
+    want = {(d.quantity, d.scope): d.difference for d in diffs}
+    for d in cmp.differences:
+        if d.scope == "suite tasks":  # E over the fit's draws: agrees to Monte Carlo error
+            assert d.difference == pytest.approx(want[d.quantity, d.scope], abs=0.01)
+
+
+@pytest.mark.parametrize("prior", [(1.0, 1.0), (0.5, 0.5), (2.0, 5.0)])
+def test_conjugate_comparison_rests_on_the_headline_posteriors(prior: tuple[float, float]) -> None:
+    """The paired suite-task values are the mean over tasks of the exact Beta(a + c, b + n - c)
+    moments (Beta function closed forms), i.e. the same per-task posteriors as the headline."""
+    from scipy.special import betaln
+
+    a0, b0 = prior
+    counts = _demo_counts()
+    mode = BayesianMode(beta_prior_a=a0, beta_prior_b=b0, mc_samples=20_000)
+    summary = Agentic.run(str(DEMO), None, 3, statistical_mode=mode).summary()
+    for agent, side in (("agent-gpt-small", "rate_a"), ("agent-planner-v2", "rate_b")):
+        n = np.array([v[0] for v in counts[agent].values()], dtype=float)
+        c = np.array([v[1] for v in counts[agent].values()], dtype=float)
+        a, b = a0 + c, b0 + n - c
+        exact = {"success": np.mean(a / (a + b)),
+                 "pass^3": np.mean(np.exp(betaln(a + 3, b) - betaln(a, b))),
+                 "pass@3": np.mean(1 - np.exp(betaln(a, b + 3) - betaln(a, b)))}
+        for cmp in summary.comparisons:
+            if cmp.scope == "suite tasks":
+                assert getattr(cmp, side) == pytest.approx(exact[cmp.quantity], abs=0.006)

@@ -5,9 +5,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 HEAVY = ["pymc", "arviz", "matplotlib", "openai", "instructor", "pandas", "scipy", "IPython",
-         "pytensor", "aiohttp"]
+         "pytensor", "aiohttp", "inspect_ai"]
 
 
 def _modules_after(code: str) -> set[str]:
@@ -37,6 +38,12 @@ def test_offline_evaluation_does_not_import_llm_stack() -> None:
         "'query': 'q?', 'assistant': '8', 'ground_truth_assistant': '8'}]}], k=1)"
     )
     assert not [m for m in ["openai", "instructor", "aiohttp", "pymc", "matplotlib"] if m in loaded]
+
+
+def test_loading_agenteval_files_does_not_import_inspect() -> None:
+    demo = Path(__file__).resolve().parents[1] / "data" / "agentic_demo.jsonl"
+    loaded = _modules_after(f"from agenteval.core import load_datasets\nload_datasets({str(demo)!r})")
+    assert "inspect_ai" not in loaded
 
 
 def test_statistical_modules_import_no_sampler_or_plotting() -> None:

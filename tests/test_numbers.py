@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from fractions import Fraction as F
 
 import pytest
@@ -195,3 +196,57 @@ def test_long_texts_are_not_cached():
     assert _numbers._numbers_in_cached.cache_info().currsize == 0
     find_numbers("7 days")
     assert _numbers._numbers_in_cached.cache_info().currsize == 1
+
+
+# ----------------------------------------------------------------------------- exact vs float
+# The parser keeps digits and a power of ten; floats come from the digits and Fractions only on
+# demand. Both must say what the exact written value says.
+
+
+def _random_texts(seed: int, count: int):
+    rng = random.Random(seed)
+    pieces = ["0", "7", "12", "3.14159", ".5", "1,234.50", "999999999999999999999", "1e3",
+              "2.5e-7", "1e308", "1e-320", "4e400", "0.000", "-", "\u2212", "+", "$", "\u20ac",
+              "%", " percent", " million", "k", " bn", " ", "x", "v1.", "AF", "e5"]
+    return ["".join(rng.choice(pieces) for _ in range(rng.randint(1, 7))) for _ in range(count)]
+
+
+def test_float_readings_are_the_exact_values_rounded():
+    for text in _random_texts(11, 5000):
+        expected = []
+        for n in find_numbers(text):
+            readings = [(n.value, n.half_unit)]
+            if n.scale != 1:
+                readings.insert(0, (n.value / n.scale, n.half_unit / n.scale))
+            if n.percent:
+                readings.append((n.value / 100, n.half_unit / 100))
+            for v, h in readings:  # exact Fraction -> float, as documented
+                f = to_float(v)
+                if math.isfinite(f) and (f != 0 or v == 0):
+                    expected.append((f, to_float(h)))
+        assert number_readings(text) == expected, text
+
+
+def test_the_judge_float_screen_never_changes_a_comparison():
+    """``_same_number`` screens with floats; the rule itself is exact (numbers_match's docstring)."""
+    from agenteval.judge.offline import _same_number
+
+    def exact_rule(ref, ans, rel_tol):
+        if ref.percent == ans.percent:
+            r, a, half = ref.value, ans.value, ans.half_unit
+        else:
+            r, a = ref.fraction_value, ans.fraction_value
+            half = ans.half_unit / 100 if ans.percent else ans.half_unit
+        diff = abs(r - a)
+        return diff == 0 or diff <= F(rel_tol) * max(abs(r), abs(a)) or (
+            ans.decimals > 0 and diff < half)
+
+    rng = random.Random(2)
+    near = ["3.14", "3.14159", "3.145", "3.135", "0.15", "0.1", "0.05", "8", "8.0", "8.4",
+            "8.5", "1000000001", "1e9", "1000000000", "50%", "0.5", "0.505", "50.5%", "2.5 million",
+            "2500000", "2450000", "1e-13", "0", "-0.0", "1e400", "1e-400", "-5", "5"]
+    numbers = [n for t in near + _random_texts(3, 300) for n in find_numbers(t)]
+    for _ in range(40_000):
+        ref, ans = rng.choice(numbers), rng.choice(numbers)
+        tol = rng.choice([1e-9, 0.0, 1e-3, 0.5])
+        assert _same_number(ref, ans, tol) == exact_rule(ref, ans, tol), (ref, ans, tol)

@@ -63,6 +63,10 @@ def test_report_holds_every_conversation_escaped_and_offline(run_dir: Path) -> N
     # the query, reference and tool diff come from the data; the judge's error is shown
     assert "What is 15% of 240?" in page and "web_search(query=" in page and ">extra<" in page
     assert "no ground_truth_assistant to compare with" in page
+    judged = sum(c["total_interactions"] for c in results["conversations"])
+    total = sum(len(c["interactions"]) for c in results["conversations"])
+    assert f"{total - judged} of {total} interactions could not be judged" in page
+    assert page.index('class="banner"') < page.index('id="summary"')
     # hostile text is shown as text, never as markup
     assert HOSTILE not in page and "&lt;script&gt;alert(2)&lt;/script&gt;" in page
     # nothing refers to the network; the figure is inline

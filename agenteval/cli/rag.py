@@ -31,17 +31,20 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="precision: score a case's searches as one concatenated ranking "
                      "(default: each search on its own, then their mean)")
     rag.add_argument("--mode", choices=("frequentist", "bayesian"), default="frequentist",
-                     help="interval over cases: Student-t (frequentist) or Bayesian bootstrap; "
-                     "recall per case: Wilson or Beta posterior (default: %(default)s)")
+                     help="recall per case and pooled: Wilson / Clopper-Pearson (frequentist) or "
+                     "the Beta posterior (bayesian); the mean over cases always gets the bounded "
+                     "Bayesian bootstrap interval (default: %(default)s)")
     rag.add_argument("--ci-level", type=float, default=0.95,
                      help="interval level (default: %(default)s)")
     rag.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"),
                      help="bayesian mode: Beta(A, B) prior of recall (default: 1 1)")
+    rag.add_argument("--interval", choices=("wilson", "clopper-pearson"),
+                     help="frequentist mode: interval of each case's recall (default: wilson)")
     rag.add_argument("--out", type=Path, help="directory to write results files into")
     rag.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     rag.add_argument("--strict", action="store_true", help="fail if any judge call fails")
     add_judge_arguments(rag)
-    rag.set_defaults(handler=rag_command, interval=None)
+    rag.set_defaults(handler=rag_command)
     return rag
 
 

@@ -8,6 +8,7 @@ import os
 import shlex
 import sys
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +26,18 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="evaluate a file of agent conversations",
                          description="Evaluate a file of agent conversations (.jsonl, .json, or "
                          "OpenAI-style traces) and print per-conversation and suite results.")
-    run.add_argument("data", type=Path, help="conversations: .jsonl (one per line) or .json (a list)")
+    run.add_argument("data", type=Path, nargs="+",
+                     help="conversations: .jsonl (one per line) or .json (a list), tau-bench "
+                     "results (.json) or Inspect AI logs (.eval / .json); several files = "
+                     "several agents")
     run.add_argument("--k", type=int, default=DEFAULT_K,
                      help="attempts for pass@k / pass^k, >= 1 (default: %(default)s)")
-    run.add_argument("--mode", choices=("frequentist", "bayesian"), default="bayesian",
+    run.add_argument("--mode", choices=MODES, default="bayesian",
                      help="bayesian: exact conjugate Beta-Binomial posterior; frequentist: plug-in "
-                     "estimates with Wilson intervals (default: %(default)s; the Python API "
-                     "defaults to FrequentistMode() like Fair Forge)")
+                     "estimates with Wilson intervals; hierarchical: partial pooling per agent "
+                     "(PyMC NUTS); empirical-bayes: the same model fitted by optimisation "
+                     "(default: %(default)s; the Python API defaults to FrequentistMode() like "
+                     "Fair Forge)")
     run.add_argument("--threshold", type=float, default=0.7,
                      help="judge score an answer needs to count as correct (default: %(default)s)")
     run.add_argument("--tool-threshold", type=float, default=1.0,
@@ -41,12 +47,26 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="frequentist mode: interval for rates (default: wilson)")
     run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"),
                      help="bayesian mode: Beta(A, B) prior (default: 1 1)")
-    run.add_argument("--out", type=Path, help="directory to write results files into")
+    run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
+                     "CSV files and results.json (reload with agenteval show)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
                      help="exit 1 when fewer than this share of interactions got a verdict "
-                     "(default: %(default)s; 0 accepts any)")
+                     "(default: %(default)s; 0 accepts any run that judged something)")
+    given = run.add_argument_group("logs and given outcomes")
+    given.add_argument("--input-format", choices=("auto", "agenteval", "taubench", "inspect"),
+                       default="auto", help="how to read the data files (default: %(default)s: "
+                       "by suffix and content)")
+    given.add_argument("--scorer", help="Inspect logs with several scorers: the one that gives "
+                       "the outcome")
+    given.add_argument("--outcome-threshold", type=float,
+                       help="value a given outcome or score (reward) needs to be a success "
+                       "(default: within 1e-6 of 1)")
+    given.add_argument("--argument-matching", action="append", metavar="KEY=RULE",
+                       help="how tool arguments are compared, repeatable: KEY is '*', TOOL, "
+                       "TOOL.FIELD or *.FIELD; RULE is exact (default), normalized, numeric, "
+                       "numeric:TOL, subset, superset, ignore (e.g. '*.city=normalized')")
     pick = run.add_argument_group("selection")
     pick.add_argument("--agent", action="append", metavar="ID",
                       help="evaluate only this assistant_id (repeat for several)")
@@ -54,6 +74,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                       help="evaluate only this task_id (repeat for several)")
     pick.add_argument("--limit", type=int, metavar="N",
                       help="evaluate only the first N conversations (after --agent / --task)")
+    bayes = run.add_argument_group("hierarchical mode (PyMC NUTS)")
+    bayes.add_argument("--draws", type=int, help="posterior draws per chain (default: 1000)")
+    bayes.add_argument("--tune", type=int, help="tuning steps per chain (default: 1000)")
+    bayes.add_argument("--chains", type=int, help="chains (default: 4)")
+    bayes.add_argument("--cores", type=int, help="processes for the chains (default: 1)")
+    bayes.add_argument("--target-accept", type=float, help="NUTS target acceptance (default: 0.9)")
+    bayes.add_argument("--nuts-sampler", choices=("auto", "pymc", "nutpie"),
+                       help="NUTS implementation (default: auto = nutpie when installed)")
+    bayes.add_argument("--seed", type=int, help="random seed of all sampling (default: 42)")
     add_judge_arguments(run)
     run.set_defaults(handler=run_command)
     return run
@@ -77,18 +106,30 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="ask for a fenced JSON block instead of structured output")
 
 
+MODES = ("frequentist", "bayesian", "hierarchical", "empirical-bayes")
+_SAMPLER_FLAGS = ("draws", "tune", "chains", "cores", "target_accept", "nuts_sampler")
+
+
 def make_mode(args: argparse.Namespace) -> Any:
     from agenteval.statistical.modes import BayesianMode, FrequentistMode
 
-    if args.mode == "bayesian":
+    mode = args.mode
+    given = {f: getattr(args, f, None) for f in _SAMPLER_FLAGS if getattr(args, f, None) is not None}
+    if given and mode != "hierarchical":
+        flag = next(iter(given)).replace("_", "-")
+        raise ConfigError(f"--{flag} applies to --mode hierarchical")
+    seed = {} if getattr(args, "seed", None) is None else {"rng_seed": args.seed}
+    if mode in ("bayesian", "hierarchical", "empirical-bayes"):
         if args.interval is not None:
             raise ConfigError("--interval applies to --mode frequentist; bayesian intervals are "
-                              "exact posterior quantiles")
+                              "posterior quantiles")
         a, b = args.prior if args.prior is not None else (1.0, 1.0)
-        return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b)
+        method = {"bayesian": "conjugate", "empirical-bayes": "empirical_bayes"}.get(mode, mode)
+        return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b,
+                            method=method, **seed, **given)
     if args.prior is not None:
         raise ConfigError("--prior applies to --mode bayesian")
-    return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson")
+    return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson", **seed)
 
 
 _LLM_ONLY = ("judge_model", "base_url", "api_key_env", "max_concurrency", "max_calls", "cache",
@@ -129,31 +170,39 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                   command: str | None = None) -> tuple[Any, list[Any]]:
     """Check the flags, load and select the conversations, run ``Agentic.run``, write ``--out``.
 
-    Shared by ``agenteval run`` (``source`` None: ``args.data`` is read) and the
+    Shared by ``agenteval run`` (``source`` None: the files ``args.data`` are read) and the
     ``%agentic_eval`` magic, whose ``source`` may also be Datasets, dicts or a DataFrame: a flag
-    added here works in both. Returns the results and the conversations evaluated.
+    added here works in both. Returns the results and agenteval's warnings, caught.
     """
     from agenteval.core.retriever import load_datasets
     from agenteval.metrics.agentic import Agentic
 
+    if source is None:
+        for path in args.data:
+            check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
+    judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     if args.out is not None:
         check_out_dir(args.out)
     loaded = load_for_run(args) if source is None else load_datasets(source)
     datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit)
-    results = Agentic.run(datasets, make_judge(args), args.k, threshold=args.threshold,
-                          tool_threshold=args.tool_threshold, statistical_mode=make_mode(args),
-                          strict=args.strict)
-    record_provenance(results, args, command=command, data_described=source is None)
-    if args.out is not None:
-        write_outputs(results, args.out)
-        write_run_report(results, args.out, datasets)
-    return results, datasets
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
+                              tool_threshold=args.tool_threshold, statistical_mode=mode,
+                              strict=args.strict, outcome_threshold=args.outcome_threshold,
+                              argument_matching=parse_argument_matching(args.argument_matching))
+        record_provenance(results, args, command=command, data_described=source is None)
+        results.summary()
+        if args.out is not None:
+            write_outputs(results, args.out)
+            write_run_report(results, args.out, datasets)
+    return results, caught
 
 
 def run_command(args: argparse.Namespace) -> int:
-    check_data_path(args.data)
-    results, _ = evaluate_args(args)
+    results, caught = evaluate_args(args)
+    _print_warnings(caught)
     out = sys.stdout
     if args.format == "json":
         json.dump(results.to_json(), out, indent=2)
@@ -166,6 +215,31 @@ def run_command(args: argparse.Namespace) -> int:
             out.write(f"\nwrote results to {args.out}/ (open {args.out / 'report.html'} in a "
                       f"browser; `agenteval show {args.out}` prints this summary again)\n")
     return judged_policy(results, min_judged=args.min_judged)
+
+
+def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
+    """``["*.city=normalized", "book=subset"]`` -> ``{"*.city": "normalized", "book": "subset"}``."""
+    if not items:
+        return None
+    rules: dict[str, str] = {}
+    for item in items:
+        key, sep, rule = item.partition("=")
+        if not sep or not key.strip() or not rule.strip():
+            raise ConfigError(f"--argument-matching {item!r}: expected KEY=RULE, e.g. "
+                              "'*.city=normalized' or 'book_flight=subset'")
+        rules[key.strip()] = rule.strip()
+    return rules
+
+
+def _print_warnings(caught: list[Any]) -> None:
+    """agenteval's own warnings (not identified, failed diagnostics) as one line each on stderr."""
+    seen = set()
+    for w in caught:
+        text = str(w.message)
+        if not text.startswith("agenteval:") or text in seen:
+            continue
+        seen.add(text)
+        print(text.replace("agenteval: ", "agenteval: warning: ", 1), file=sys.stderr)
 
 
 def check_data_path(path: Path) -> None:
@@ -181,7 +255,7 @@ def check_data_path(path: Path) -> None:
             if files:
                 hint = f", e.g. {path / files[0]}"
         raise AgentEvalError(f"{path}: is a directory; pass one .jsonl or .json file of "
-                             f"conversations{hint}")
+                             f"conversations (or log files, e.g. {path}/*.eval){hint}")
 
 
 def check_unit_flag(flag: str, value: float) -> None:
@@ -205,10 +279,12 @@ def check_out_dir(out: Path) -> None:
 
 
 def load_for_run(args: argparse.Namespace) -> list[Any]:
-    """The conversations of ``args.data``, validated."""
+    """The conversations of ``args.data`` (one file, or several: one per agent), validated."""
     from agenteval.core.retriever import load_datasets
 
-    return load_datasets(str(args.data))
+    paths = [str(p) for p in args.data]
+    return load_datasets(paths[0] if len(paths) == 1 else paths,
+                         input_format=args.input_format, scorer=args.scorer)
 
 
 def select(datasets: list[Any], *, agents: list[str] | None, tasks: list[str] | None,
@@ -233,16 +309,24 @@ def select(datasets: list[Any], *, agents: list[str] | None, tasks: list[str] | 
 
 def record_provenance(results: Any, args: argparse.Namespace, *, command: str | None = None,
                       data_described: bool = True) -> None:
-    """The command line and data file go into the results' manifest (the magic passes its own
-    command line, and a data file only when SOURCE was one)."""
+    """The command line and data files go into the results' manifest (the magic passes its own
+    command line, and data files only when SOURCE was a file)."""
     from agenteval.results_io import describe_source
 
     results.provenance.update({
         "command": command or shlex.join(["agenteval", *getattr(args, "argv", [])]),
+        "input": {"format": args.input_format, "scorer": args.scorer},
         "selection": {"agent": args.agent, "task": args.task, "limit": args.limit},
     })
-    if data_described:
-        results.provenance["data"] = describe_source(args.data)
+    if not data_described:
+        return
+    if len(args.data) == 1:
+        data = describe_source(args.data[0])
+    else:  # several logs: no one path to re-read, each file hashed
+        files = [describe_source(p) for p in args.data]
+        data = {"path": " ".join(str(p) for p in args.data), "files": files,
+                "bytes": sum(f["bytes"] for f in files)}
+    results.provenance["data"] = data
 
 
 def write_run_report(results: Any, out: Path, datasets: list[Any]) -> None:
@@ -302,6 +386,9 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
+    if (df["source"] != "judged").any():  # say which conversations were graded with the data
+        view.insert(3, "attempt", df["attempt"].map(lambda a: "-" if pd.isna(a) else int(a)))
+        view.insert(4, "source", df["source"])
     summary = results.summary()
     judge = summary.judge
     estimate = "plug-in estimate" if results.method.startswith("plug-in") else "posterior mean"
@@ -313,15 +400,29 @@ def format_table(results: Any) -> str:
         "suite summary:",
         summary.to_text(),
         "",
+        *_task_lines(summary),
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
-        f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}",
+        f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}"
+        f"  given: conversations={judge.get('conversations_given')}"
+        f" interactions={judge.get('interactions_given')}",
     ]
     return "\n".join(lines)
 
 
+def _task_lines(summary: Any) -> list[str]:
+    """The unbiased per-task estimators, as tau-bench (pass^k) and HumanEval (pass@k) print them."""
+    k = summary.k
+    lines = [f"  {r.group}: over {r.tasks_with_k} tasks with >= {k} attempts: "
+             f"pass@{k} = {r.unbiased_pass_at_k:.4f}, pass^{k} = {r.unbiased_pass_pow_k:.4f}"
+             for r in summary.rows if r.tasks_with_k]
+    return ["unbiased per-task estimators (mean over tasks of 1-C(n-c,k)/C(n,k) and "
+            "C(c,k)/C(n,k), as tau-bench prints pass^k):", *lines, ""] if lines else []
+
+
 def write_outputs(results: Any, out: Path) -> None:
     """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
-    comparisons.csv and ranking.csv) and results.json in ``out``."""
+    comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
+    posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
     out.mkdir(parents=True, exist_ok=True)
     results.to_dataframe().to_csv(out / "conversations.csv", index=False)
     results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
@@ -334,3 +435,25 @@ def write_outputs(results: Any, out: Path) -> None:
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
+    if results.settings.mode.get_result_type() == "distribution":
+        write_posterior(results, out)
+
+
+def write_posterior(results: Any, out: Path) -> list[Path]:
+    """posterior.nc and the posterior figures; returns the files written."""
+    import matplotlib.pyplot as plt
+
+    from agenteval import _arviz, plots
+
+    idata = results.to_inference_data()
+    written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]
+    has_tasks = any(r.tasks for r in results.summary().rows)
+    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
+               "prior_posterior": plots.plot_prior_posterior}
+    if has_tasks:
+        figures["shrinkage"] = plots.plot_shrinkage
+    for stem, draw in figures.items():
+        fig = draw(results, idata=idata)
+        written += plots.export(fig, out / "figures" / stem, formats=("pdf", "png"), dpi=200)
+        plt.close(fig)
+    return written

@@ -1,5 +1,7 @@
-"""Loading conversations: JSONL / JSON files, DataFrames, lists, OpenAI-style traces, retrievers."""
+"""Loading conversations: JSONL / JSON files, DataFrames, lists, OpenAI-style traces, retrievers,
+tau-bench results and Inspect AI logs (read through Inspect's own reader, imported only then)."""
 
+from agenteval.core.inspect_logs import InspectLogRetriever, datasets_from_inspect_log
 from agenteval.core.retriever import (
     DataFrameRetriever,
     JSONLRetriever,
@@ -8,14 +10,19 @@ from agenteval.core.retriever import (
     Retriever,
     load_datasets,
 )
+from agenteval.core.taubench import TauBenchRetriever, datasets_from_taubench
 from agenteval.core.traces import dataset_from_openai_messages
 
 __all__ = [
     "DataFrameRetriever",
+    "InspectLogRetriever",
     "JSONLRetriever",
     "JSONRetriever",
     "OpenAITraceRetriever",
     "Retriever",
+    "TauBenchRetriever",
     "dataset_from_openai_messages",
+    "datasets_from_inspect_log",
+    "datasets_from_taubench",
     "load_datasets",
 ]

@@ -4,7 +4,8 @@ One case = a question, its expected answer, and what retrieval returned, as one 
 *searches* (a query and its ranked nodes). The retrieval context comes either as
 ``retrieval_context: [node, ...]`` (one search, its query the question) or inside tool calls of
 ``expected_output`` as eval suites log it (every call whose ``output`` is a list or has
-``results`` is one search; its query is ``input.query``). A node is a string or
+``results`` is one search; its query is ``input.query``), or as OpenAI-format tool calls whose
+``tool`` message holds the results. A node is a string or
 ``{"text", "id", "relevant", "score", "metadata"}``; ``relevant`` and a statement's
 ``attributable`` are labels the metrics use instead of asking a judge. See ``data/README.md``.
 
@@ -31,6 +32,7 @@ CASE_FIELDS = ("id", "question", "input", "expected_answer", "expected_output",
 NODE_FIELDS = ("text", "id", "relevant", "score", "metadata")
 STATEMENT_FIELDS = ("text", "attributable")
 TOOL_CALL_FIELDS = ("tool", "input", "output", "id")
+OPENAI_CALL_FIELDS = ("id", "type", "function")
 _JSONL = (".jsonl", ".ndjson")
 _YAML = (".yaml", ".yml")
 
@@ -207,22 +209,66 @@ def _question(record: Mapping[str, Any], where: _Where) -> str:
     return _content(last.get("content"), where, f"input[{i}].content")
 
 
-def _tool_call_search(call: Any, where: _Where, name: str, question: str) -> RagSearch | None:
+def _openai_call(call: Mapping[str, Any], where: _Where, name: str,
+                 outputs: Mapping[str, Any]) -> dict[str, Any]:
+    """An OpenAI-format call (``function.name``/``arguments``, result in a later ``tool``
+    message with its ``tool_call_id``) in the ``{tool, input, output}`` shape."""
+    for key in call:
+        if key not in OPENAI_CALL_FIELDS:
+            raise where.error(f"unknown field {key!r} (an OpenAI tool call has "
+                              f"{', '.join(OPENAI_CALL_FIELDS)})", name)
+    function = call["function"]
+    if not isinstance(function, Mapping):
+        raise where.error(f"expected an object, got {_kind(function)}", f"{name}.function")
+    arguments = function.get("arguments")
+    if isinstance(arguments, str):
+        try:
+            arguments = jsonio.loads(arguments) if arguments.strip() else {}
+        except (json.JSONDecodeError, jsonio.TooDeep) as exc:
+            raise where.error(f"malformed JSON arguments: {exc}",
+                              f"{name}.function.arguments") from None
+    return {"tool": function.get("name"), "input": arguments,
+            "output": outputs.get(call.get("id")) if isinstance(call.get("id"), str) else None}
+
+
+def _tool_outputs(messages: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """``tool_call_id`` -> the tool message's content (parsed when it is JSON)."""
+    out: dict[str, Any] = {}
+    for message in messages:
+        if message["role"] == "tool" and isinstance(message.get("tool_call_id"), str):
+            content = message.get("content")
+            if isinstance(content, str):
+                try:
+                    content = jsonio.loads(content)
+                except (json.JSONDecodeError, jsonio.TooDeep):
+                    pass
+            out[message["tool_call_id"]] = content
+    return out
+
+
+def _tool_call_search(call: Any, where: _Where, name: str, question: str,
+                      outputs: Mapping[str, Any]) -> RagSearch | None:
     """A search from one logged tool call, or None when the call is not a search."""
     if not isinstance(call, Mapping):
         raise where.error(f"expected a tool call object, got {_kind(call)}", name)
-    for key in call:
-        if key not in TOOL_CALL_FIELDS:
-            raise where.error(f"unknown field {key!r} (a tool call may have "
-                              f"{', '.join(TOOL_CALL_FIELDS)})", name)
+    if "function" in call:
+        call = _openai_call(call, where, name, outputs)
+        output_name = f"{name} (its tool message content)"
+    else:
+        output_name = f"{name}.output"
+        for key in call:
+            if key not in TOOL_CALL_FIELDS:
+                raise where.error(f"unknown field {key!r} (a tool call may have "
+                                  f"{', '.join(TOOL_CALL_FIELDS)}, or OpenAI's "
+                                  f"{', '.join(OPENAI_CALL_FIELDS)})", name)
     tool = call.get("tool")
     if tool is not None and not isinstance(tool, str):
         raise where.error(f"expected a string, got {_short(tool)}", f"{name}.tool")
     output = call.get("output")
     if isinstance(output, list):
-        results, field_name = output, f"{name}.output"
+        results, field_name = output, output_name
     elif isinstance(output, Mapping) and "results" in output:
-        results, field_name = output["results"], f"{name}.output.results"
+        results, field_name = output["results"], f"{output_name}.results"
     else:
         return None  # not a retrieval call (a calculator, a booking ...)
     inputs = call.get("input")
@@ -251,6 +297,7 @@ def _expected(record: Mapping[str, Any], where: _Where, question: str
     messages = _messages(value, where, "expected_output")
     answer: str | None = None
     searches: list[RagSearch] = []
+    outputs = _tool_outputs(messages)
     for i, message in enumerate(messages):
         if message["role"] != "assistant":
             continue
@@ -260,7 +307,7 @@ def _expected(record: Mapping[str, Any], where: _Where, question: str
                               f"expected_output[{i}].tool_calls")
         for j, call in enumerate(calls):
             search = _tool_call_search(call, where, f"expected_output[{i}].tool_calls[{j}]",
-                                       question)
+                                       question, outputs)
             if search is not None:
                 searches.append(search)
         text = _content(message.get("content"), where, f"expected_output[{i}].content")

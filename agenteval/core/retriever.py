@@ -12,7 +12,7 @@ import json
 import math
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -220,23 +220,27 @@ def _read_text(path: Path) -> str:
                         "(save the file as UTF-8)", source=str(path), line=line) from None
 
 
-def _read_jsonl(path: Path) -> list[tuple[Any, int]]:
-    """(record, line number) for each non-blank line."""
-    text = _read_text(path)
-    records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+def _read_jsonl(path: Path) -> Iterator[tuple[Any, int]]:
+    """(record, line number) for each non-blank line, parsed as it is consumed: the caller
+    validates one record before the next is read, so a large file never holds every parsed
+    record beside every validated conversation (at 10,000 conversations that is ~150 MB)."""
+    lines = _read_text(path).splitlines()
+    found = False
+    for index in range(len(lines)):
+        line, lines[index] = lines[index], ""  # each line's text is freed once parsed
         if not line.strip():
             continue
         try:
-            records.append((jsonio.loads(line), number))
+            record = jsonio.loads(line)
         except json.JSONDecodeError as exc:
             raise DataError(f"malformed JSON at column {exc.colno}: {exc.msg}",
-                            source=str(path), line=number) from None
+                            source=str(path), line=index + 1) from None
         except jsonio.TooDeep as exc:
-            raise DataError(str(exc), source=str(path), line=number) from None
-    if not records:
+            raise DataError(str(exc), source=str(path), line=index + 1) from None
+        found = True
+        yield record, index + 1
+    if not found:
         raise DataError("no conversations found: the file is empty", source=str(path))
-    return records
 
 
 def _read_json_list(path: Path) -> list[tuple[Any, int]]:
@@ -328,10 +332,40 @@ class JSONLRetriever(_FileRetriever):
 
 
 class JSONRetriever(_FileRetriever):
-    """A JSON file holding a list of conversations (errors name the line each one starts on)."""
+    """A JSON file holding a list of conversations (errors name the line each one starts on).
+
+    With ``recognise=True`` (what ``load_datasets`` does for a path) a tau-bench results list
+    or an Inspect AI JSON log is recognised by its content and read by its own importer.
+    """
+
+    def __init__(self, path: str | Path, *, recognise: bool = False, scorer: str | None = None,
+                 **kwargs: Any) -> None:
+        super().__init__(path, **kwargs)
+        self.recognise = recognise
+        self.scorer = scorer
 
     def _records(self) -> Iterable[tuple[Any, int]]:
         return _read_json_list(self.path)
+
+    def _located(self) -> list[tuple[Dataset, _Where]]:
+        if not self.recognise:
+            return super()._located()
+        records = _read_json_list(self.path)
+        first = records[0][0]
+        if len(records) == 1 and _is_inspect_log(first):
+            from agenteval.core.inspect_logs import InspectLogRetriever
+
+            return InspectLogRetriever(self.path, scorer=self.scorer)._located()
+        if self.scorer is not None:
+            raise ConfigError("scorer applies to Inspect AI logs only")
+        from agenteval.core.taubench import is_taubench_record, located_from_records
+
+        if is_taubench_record(first):
+            return located_from_records(records, source=str(self.path),
+                                        assistant_id=self.path.stem)
+        source = str(self.path)
+        return [(_validate(record, _Where(source, line)), _Where(source, line))
+                for record, line in records]
 
 
 class OpenAITraceRetriever(_FileRetriever):
@@ -356,9 +390,10 @@ class OpenAITraceRetriever(_FileRetriever):
 
 # --------------------------------------------------------------------------- DataFrames
 
-_SESSION_COLUMNS = ("session_id", "assistant_id", "language", "context", "task_id")
+_SESSION_COLUMNS = ("session_id", "assistant_id", "language", "context", "task_id", "outcome",
+                    "attempt")
 _BATCH_COLUMNS = ("qa_id", "query", "assistant", "ground_truth_assistant", "observation",
-                  "agentic", "ground_truth_agentic", "logprobs", "weight")
+                  "agentic", "ground_truth_agentic", "logprobs", "weight", "score")
 _JSON_COLUMNS = ("agentic", "ground_truth_agentic", "logprobs")
 
 
@@ -481,22 +516,55 @@ def _is_dataframe(obj: Any) -> bool:
     return pd is not None and isinstance(obj, pd.DataFrame)
 
 
-def _retriever_for_path(path: Path, **kwargs: Any) -> Retriever:
+INPUT_FORMATS = ("auto", "agenteval", "taubench", "inspect")
+"""How a file is read: ``auto`` recognises tau-bench results and Inspect logs by suffix and
+content; the others force one reader (``agenteval``: Dataset records or OpenAI transcripts)."""
+
+_INSPECT_SUFFIXES = {".eval"}
+
+
+def check_input_format(value: Any) -> str:
+    if value is None:
+        return "auto"
+    if value not in INPUT_FORMATS:
+        raise ConfigError(f"input_format must be one of {', '.join(INPUT_FORMATS)}, got {value!r}")
+    return value
+
+
+def _is_inspect_log(record: Any) -> bool:
+    return isinstance(record, Mapping) and {"eval", "version"} <= record.keys() \
+        and "conversation" not in record
+
+
+def _retriever_for_path(path: Path, *, input_format: str = "auto", scorer: str | None = None,
+                        **kwargs: Any) -> Retriever:
     suffix = path.suffix.lower()
+    if input_format == "inspect" or (input_format == "auto" and suffix in _INSPECT_SUFFIXES):
+        from agenteval.core.inspect_logs import InspectLogRetriever
+
+        return InspectLogRetriever(path, scorer=scorer, **kwargs)
+    if suffix in _JSON_SUFFIXES and input_format == "auto":
+        return JSONRetriever(path, recognise=True, scorer=scorer, **kwargs)
+    if scorer is not None:
+        raise ConfigError("scorer applies to Inspect AI logs only")
+    if input_format == "taubench":
+        from agenteval.core.taubench import TauBenchRetriever
+
+        return TauBenchRetriever(path, **kwargs)
     if suffix in _JSONL_SUFFIXES:
         return JSONLRetriever(path, **kwargs)
     if suffix in _JSON_SUFFIXES:
         return JSONRetriever(path, **kwargs)
     raise DataError(f"unsupported file type {suffix or '(no suffix)'!r}: use .jsonl (one "
                     "conversation or OpenAI transcript per line) or .json (a list of "
-                    "conversations); for CSV or Parquet, load a pandas DataFrame and pass it",
-                    source=str(path))
+                    "conversations), a tau-bench results .json or an Inspect AI .eval log; for "
+                    "CSV or Parquet, load a pandas DataFrame and pass it", source=str(path))
 
 
 def _located_from(retriever: Retriever) -> list[tuple[Dataset, _Where]]:
     """Conversations with their places; for user retrievers the place is the list index."""
     located = getattr(retriever, "_located", None)
-    if callable(located) and type(retriever).__module__ == __name__:
+    if callable(located) and type(retriever).__module__.startswith("agenteval.core."):
         return located()
     name = type(retriever).__name__
     loaded = retriever.load_dataset()
@@ -512,20 +580,31 @@ def _located_from(retriever: Retriever) -> list[tuple[Dataset, _Where]]:
     return located
 
 
-def load_datasets(source: Any, **kwargs: Any) -> list[Dataset]:
+def load_datasets(source: Any, *, input_format: str | None = None, scorer: str | None = None,
+                  **kwargs: Any) -> list[Dataset]:
     """Load conversations from any supported source, validated, with unique session ids.
 
     ``source`` may be: a ``Retriever`` subclass (instantiated with ``**kwargs``, as in
     ``Agentic.run(MyRetriever, ...)``), a ``Retriever`` instance, a ``Dataset``, a list of
     ``Dataset`` or dicts (a dict with ``messages`` is read as an OpenAI transcript), a pandas
-    DataFrame (one row per interaction), or a path to a ``.jsonl`` / ``.json`` file. ``kwargs``
+    DataFrame (one row per interaction), a path to a ``.jsonl`` / ``.json`` file, a tau-bench
+    results file or an Inspect AI log (``.eval`` / ``.json``), or a list of such paths (several
+    logs or results files: one per agent). ``input_format`` forces the reader (see
+    ``INPUT_FORMATS``); ``scorer`` picks the scorer of Inspect logs that have several. ``kwargs``
     are the options of a Retriever class source; with any other source they are an error (so a
     misspelt ``Agentic.run`` option is not silently swallowed).
 
     Raises DataError naming file, line and field on bad input, on an empty source and on a
     repeated ``session_id``.
     """
+    input_format = check_input_format(input_format)
     is_retriever_class = isinstance(source, type) and issubclass(source, Retriever)
+    is_paths = (isinstance(source, (list, tuple)) and bool(source)
+                and all(isinstance(p, (str, Path)) for p in source))
+    if not (is_paths or isinstance(source, (str, Path))):
+        if input_format not in ("auto", "agenteval") or scorer is not None:
+            raise ConfigError("input_format and scorer apply to files: pass a path (or a list "
+                              "of paths)")
     if kwargs and not is_retriever_class:
         names = ", ".join(repr(k) for k in sorted(kwargs))
         raise ConfigError(f"unexpected keyword argument(s) {names}: extra options only go to a "
@@ -537,7 +616,12 @@ def load_datasets(source: Any, **kwargs: Any) -> list[Dataset]:
     elif isinstance(source, Dataset):
         located = [(source, _Where("list", index=0))]
     elif isinstance(source, (str, Path)):
-        located = _located_from(_retriever_for_path(Path(source), **kwargs))
+        located = _located_from(_retriever_for_path(Path(source), input_format=input_format,
+                                                    scorer=scorer))
+    elif is_paths:
+        located = [item for path in source
+                   for item in _located_from(_retriever_for_path(
+                       Path(path), input_format=input_format, scorer=scorer))]
     elif _is_dataframe(source):
         located = DataFrameRetriever(source, **kwargs)._located()
     elif isinstance(source, (list, tuple)):

@@ -5,7 +5,8 @@ One transcript is the ``messages`` list sent to (and returned by) a chat-complet
 message starts an interaction:
 
 * ``query``      = the user message's text;
-* ``agentic``    = the tool calls the assistant made in that turn before its final text, with
+* ``agentic``    = every tool call the assistant made in that turn (those after its final text
+  marked ``after_answer``), with
   ``parameters`` parsed from the JSON ``arguments`` string, ``result`` = the matching ``tool``
   message's content (parsed as JSON when it is JSON) and ``step`` = 1, 2, ... counting the
   assistant messages that made tool calls: calls made together in one message (parallel
@@ -32,11 +33,11 @@ from agenteval.schemas.common import Dataset, ExpectedTool
 __all__ = ["dataset_from_openai_messages", "TRACE_FIELDS", "REFERENCE_FIELDS"]
 
 TRACE_FIELDS = ("session_id", "assistant_id", "task_id", "language", "context", "metadata",
-                "messages", "references")
+                "outcome", "attempt", "messages", "references")
 """Keys allowed on one transcript record (one line of a traces JSONL file)."""
 
 REFERENCE_FIELDS = ("ground_truth_assistant", "expected_tools", "tool_sequence_matters", "qa_id",
-                    "observation", "weight")
+                    "observation", "weight", "score", "argument_matching")
 """Keys allowed in one ``references`` entry."""
 
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
@@ -53,15 +54,19 @@ class _Reference(BaseModel):
     qa_id: str | None = None
     observation: str | None = None
     weight: float | None = Field(default=None, ge=0)
+    score: Any = None  # validated with the Batch
+    argument_matching: Any = None  # validated with the GroundTruthAgentic
 
 
 class _Ctx:
     """Carries the place (file, line) so every error names it."""
 
-    def __init__(self, source: str | None, line: int | None, index: int | None) -> None:
+    def __init__(self, source: str | None, line: int | None, index: int | None, *,
+                 prefix: str = "messages") -> None:
         self.source = source
         self.line = line
         self.index = index
+        self.prefix = prefix  # the field holding the message list ("traj" in tau-bench)
 
     def error(self, message: str, field: str | None = None) -> DataError:
         source = self.source
@@ -163,11 +168,11 @@ def _references(references: Any, n_turns: int, ctx: _Ctx) -> list[_Reference | N
 def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: Any,
              fields: Mapping[str, Any], ctx: _Ctx) -> Dataset:
     if not isinstance(messages, list):
-        raise ctx.error(f"expected a list of chat messages, got {_what(messages)}", "messages")
+        raise ctx.error(f"expected a list of chat messages, got {_what(messages)}", ctx.prefix)
     system: list[str] = []
     turns: list[dict[str, Any]] = []
     for i, msg in enumerate(messages):
-        where = f"messages[{i}]"
+        where = f"{ctx.prefix}[{i}]"
         if not isinstance(msg, Mapping):
             raise ctx.error(f"expected a message object, got {_what(msg)}", where)
         role = msg.get("role")
@@ -229,13 +234,18 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
                             "assistant or tool", f"{where}.role")
     if not turns:
         raise ctx.error("no user message: a conversation needs at least one interaction",
-                        "messages")
+                        ctx.prefix)
 
     refs = _references(references, len(turns), ctx)
     conversation = []
     for n, (turn, ref) in enumerate(zip(turns, refs), start=1):
-        # Calls made after the final answer did not feed it; an unanswered turn keeps them all.
-        calls = turn["calls"] if turn["answer"] is None else turn["calls"][: turn["answer_calls"]]
+        # Every call is kept, also those made after the final text (an agent that announces
+        # "I'll cancel it now" and then calls cancel did cancel): tool correctness must see
+        # what the agent did. ``after_answer`` marks them, as they cannot have fed the answer.
+        calls = turn["calls"]
+        if turn["answer"] is not None:
+            for entry in calls[turn["answer_calls"]:]:
+                entry["after_answer"] = True
         batch: dict[str, Any] = {
             "qa_id": f"q{n}",
             "query": turn["query"],
@@ -245,13 +255,17 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
         if ref is not None:
             if ref.qa_id is not None:
                 batch["qa_id"] = ref.qa_id
-            for key in ("ground_truth_assistant", "observation", "weight"):
+            for key in ("ground_truth_assistant", "observation", "weight", "score"):
                 if getattr(ref, key) is not None:
                     batch[key] = getattr(ref, key)
+            if ref.argument_matching is not None and ref.expected_tools is None:
+                raise ctx.error("argument_matching needs expected_tools in the same entry",
+                                f"references[{n - 1}].argument_matching")
             if ref.expected_tools is not None:
                 batch["ground_truth_agentic"] = {
                     "expected_tools": ref.expected_tools,
                     "tool_sequence_matters": ref.tool_sequence_matters,
+                    "argument_matching": ref.argument_matching,
                 }
         conversation.append(batch)
 
@@ -292,7 +306,7 @@ def dataset_from_openai_messages(messages: Sequence[Mapping[str, Any]], *, sessi
     unknown = [k for k in fields if k not in TRACE_FIELDS or k in ("messages", "references")]
     if unknown:
         raise ConfigError(f"unknown keyword argument {unknown[0]!r}: allowed Dataset fields are "
-                          "task_id, language, context, metadata")
+                          "task_id, language, context, metadata, outcome, attempt")
     return _convert(list(messages) if isinstance(messages, tuple) else messages,
                     session_id=session_id, assistant_id=assistant_id,
                     references=list(references) if isinstance(references, tuple) else references,

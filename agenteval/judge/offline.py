@@ -69,7 +69,26 @@ def extract_numbers(text: str) -> list[float]:
     return [to_float(n.value) for n in find_numbers(text)]  # +-inf beyond float range
 
 
+def _surely_different(ref: WrittenNumber, ans: WrittenNumber, rel_tol: float) -> bool:
+    """True when floats alone prove the two numbers differ by more than either tolerance.
+
+    Each float is correctly rounded (relative error <= 2**-53), so a float difference beyond
+    the tolerances plus a margin of 1e-12 of the magnitude settles it; anything closer, or
+    outside the normal float range, goes to exact arithmetic. Only the "no" is decided here.
+    """
+    shift_r = -2 if ref.percent and not ans.percent else 0
+    shift_a = -2 if ans.percent and not ref.percent else 0
+    r, a = ref.float_value(shift_r), ans.float_value(shift_a)
+    big = max(abs(r), abs(a))
+    if not 1e-290 < big < 1e290:
+        return False
+    half = ans.float_half(shift_a) if ans.decimals > 0 else 0.0
+    return abs(r - a) > (max(rel_tol, 0.0) * big + half) * (1 + 1e-9) + 1e-12 * big
+
+
 def _same_number(ref: WrittenNumber, ans: WrittenNumber, rel_tol: float) -> bool:
+    if _surely_different(ref, ans, rel_tol):
+        return False
     if ref.percent == ans.percent:
         r, a, half = ref.value, ans.value, ans.half_unit
     else:  # a percentage against a plain number: compare as fractions ("50%" is 0.5)
@@ -104,8 +123,12 @@ def numbers_match(reference: str, answer: str, *, rel_tol: float = 1e-9) -> bool
 
 def token_f1(answer: str, reference: str) -> float:
     """Token-level F1 between two texts after normalisation (SQuAD)."""
-    a_tokens = normalize_text(answer).split()
-    r_tokens = normalize_text(reference).split()
+    return _token_f1(normalize_text(answer), normalize_text(reference))
+
+
+def _token_f1(norm_answer: str, norm_reference: str) -> float:
+    a_tokens = norm_answer.split()
+    r_tokens = norm_reference.split()
     if not a_tokens or not r_tokens:
         return float(a_tokens == r_tokens)
     common = Counter(a_tokens) & Counter(r_tokens)
@@ -142,7 +165,7 @@ def score_answer(answer: str, reference: str) -> Verdict:
     ref_numbers = find_numbers(reference)
     if ref_numbers and not numbers_match(reference, answer):
         wrong = ", ".join(_show(n) for n in ref_numbers)
-        f1 = token_f1(answer, reference)
+        f1 = _token_f1(norm_answer, norm_reference)
         return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
                        f"token F1 {f1:.2f}, capped at 0.5")
     if norm_answer == norm_reference:
@@ -155,7 +178,7 @@ def score_answer(answer: str, reference: str) -> Verdict:
             return Verdict(1.0, "every number and word of the reference appears in the answer")
     if norm_reference and re.search(rf"(?<!\S){re.escape(norm_reference)}(?!\S)", norm_answer):
         return Verdict(1.0, "the answer contains the reference")
-    f1 = token_f1(answer, reference)
+    f1 = _token_f1(norm_answer, norm_reference)
     return Verdict(f1, f"token F1 {f1:.2f}")
 
 

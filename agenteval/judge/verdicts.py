@@ -59,6 +59,8 @@ class AttributionVerdict(_Strict):
 
     reasoning: str = Field(description="Which part of the context supports it, or why none does.")
     attributed: bool = Field(description="True when the context supports the statement.")
+    node: int | None = Field(default=None, ge=0, description="Index of the node that supports "
+                             "the statement (its index attribute), or null when none does.")
 
 
 class AttributionsVerdict(_Strict):

@@ -4,6 +4,11 @@ A conversation is a unit; an interaction is correct when its judge score reaches
 and, where tools were involved, its tool use is correct. Interactions the judge could not score
 are kept out of n and c and reported, never counted as wrong.
 
+Outcomes from any grader (``metrics/outcomes.py``): a conversation with ``Dataset.outcome`` is
+one graded unit (n = 1, c = its success) and no judge is asked about it; an interaction with
+``Batch.score`` takes that score instead of the judge's (success by the outcome rule, and its
+tool use must still be correct). Every result says where it came from (``source``).
+
     >>> from agenteval import Agentic, BayesianMode
     >>> results = Agentic.run("data/agentic_demo.jsonl", k=3,
     ...                       statistical_mode=BayesianMode())          # doctest: +SKIP
@@ -18,15 +23,23 @@ from typing import Any
 
 import numpy as np
 
+from agenteval._gc import collector_paused, existing_objects_frozen
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.resolve import resolve_judge
+from agenteval.metrics.arguments import check_argument_matching
+from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
 from agenteval.results import AgenticResults, RunSettings, without_data
 from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
-from agenteval.schemas.results import AgenticMetric, InteractionResult, ToolCorrectnessScore
+from agenteval.schemas.results import (
+    AgenticMetric,
+    InteractionResult,
+    ToolCorrectnessScore,
+    trusted,
+)
 from agenteval.statistical.estimators import (
     pass_at_k,
     pass_at_k_unbiased,
@@ -55,6 +68,30 @@ class _Slot:
     dataset: Dataset
     batch: Batch
 
+    @property
+    def given(self) -> bool:
+        """Correctness comes with the data: no answer judgment is needed."""
+        return self.dataset.outcome is not None or self.batch.score is not None
+
+
+@dataclass(frozen=True)
+class _Given:
+    """A score that came with the data, and whether it is a success."""
+
+    score: float
+    success: bool
+    whole: bool  # the conversation's outcome (True) or the interaction's own score
+
+
+def _given(slot: _Slot, settings: RunSettings) -> _Given:
+    """The interaction's own score where given, else its conversation's outcome."""
+    ds, value = slot.dataset, slot.batch.score
+    if value is None:
+        value = ds.outcome
+    assert value is not None  # only called for given slots
+    return _Given(float(value), outcome_success(value, threshold=settings.outcome_threshold),
+                  whole=ds.outcome is not None)
+
 
 class Agentic:
     """Fair Forge-compatible entry point: ``Agentic.run(retriever, model, k, ...)``."""
@@ -76,6 +113,10 @@ class Agentic:
         eos_json_clause: str = "```",
         strict: bool = False,
         include_history: bool = False,
+        outcome_threshold: float | None = None,
+        argument_matching: Mapping[str, Any] | None = None,
+        input_format: str | None = None,
+        scorer: str | None = None,
         **retriever_kwargs: Any,
     ) -> AgenticResults:
         """Evaluate every conversation and return per-conversation and suite results.
@@ -94,6 +135,14 @@ class Agentic:
             strict: raise JudgeError when a judge call fails instead of reporting it (budget
                 cuts and missing references stay reported).
             include_history: show the judge the conversation's earlier turns.
+            outcome_threshold: where the data gives outcomes or scores (``Dataset.outcome``,
+                ``Batch.score``), the value a success needs; None (default): within 1e-6 of 1.
+            argument_matching: run-wide argument-matching rules, e.g. ``{"*": "normalized",
+                "search.limit": "numeric:0.01"}`` (see ``agenteval.metrics.arguments``); rules
+                in the data's ``ground_truth_agentic`` take precedence.
+            input_format: force how a file is read: "auto" (default: by suffix and content),
+                "agenteval", "taubench" or "inspect".
+            scorer: Inspect logs with several scorers: which one gives the outcome.
         """
         if k is None:
             raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
@@ -101,8 +150,12 @@ class Agentic:
         threshold = check_unit("threshold", threshold)
         tool_threshold = check_unit("tool_threshold", tool_threshold)
         weights = normalize_tool_weights(tool_weights)
+        outcome_threshold = check_outcome_threshold(outcome_threshold)
+        matching = check_argument_matching(argument_matching)
         mode = statistical_mode if statistical_mode is not None else FrequentistMode()
-        datasets = load_datasets(retriever, **retriever_kwargs)
+        with collector_paused():  # loading makes no cycles (agenteval._gc)
+            datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
+                                     **retriever_kwargs)
         judge = resolve_judge(
             model,
             use_structured_output=use_structured_output,
@@ -111,7 +164,7 @@ class Agentic:
         )
         settings = RunSettings(
             k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
-            mode=mode,
+            mode=mode, outcome_threshold=outcome_threshold, argument_matching=matching,
         )
         results = evaluate(datasets, judge, settings, strict=strict,
                            include_history=include_history, verbose=verbose)
@@ -132,12 +185,30 @@ def evaluate(
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
+    with existing_objects_frozen():  # full collections skip the loaded data (agenteval._gc)
+        return _evaluate(datasets, judge, settings, strict=strict,
+                         include_history=include_history, verbose=verbose)
+
+
+def _evaluate(
+    datasets: Sequence[Dataset],
+    judge: Judge,
+    settings: RunSettings,
+    *,
+    strict: bool,
+    include_history: bool,
+    verbose: bool,
+) -> AgenticResults:
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch) for i, ds in enumerate(datasets)
              for j, batch in enumerate(ds.conversation)]
     run = judge.start_run()
-    outcomes = judge.judge_answers([_answer_item(s, include_history) for s in slots])
-    _raise_if_strict(strict, outcomes, slots)
+    judged = [s for s in slots if not s.given]
+    answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
+    _raise_if_strict(strict, answers, judged)
+    verdicts = iter(answers)
+    outcomes: list[Verdict | JudgeFailure | _Given] = [
+        _given(s, settings) if s.given else next(verdicts) for s in slots]
 
     tools = [_score_tools(s.batch, settings) for s in _progress(slots, "scoring tool use")]
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
@@ -148,8 +219,12 @@ def evaluate(
             _interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings)
         )
 
-    n = np.array([sum(r.is_correct is not None for r in rs) for rs in per_conversation])
-    c = np.array([sum(r.is_correct is True for r in rs) for rs in per_conversation])
+    whole = [ds.outcome is not None for ds in datasets]
+    n = np.array([1 if w else sum(r.is_correct is not None for r in rs)
+                  for w, rs in zip(whole, per_conversation)])
+    c = np.array([int(outcome_success(ds.outcome, threshold=settings.outcome_threshold))
+                  if ds.outcome is not None else sum(r.is_correct is True for r in rs)
+                  for ds, rs in zip(datasets, per_conversation)])
     est = without_data(settings.mode.estimate_units(
         n, c, settings.k, groups=[ds.assistant_id for ds in datasets]), n)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -158,13 +233,16 @@ def evaluate(
 
     metrics = []
     for i, (ds, rs) in enumerate(zip(datasets, per_conversation)):
-        metrics.append(AgenticMetric(
+        metrics.append(trusted(  # computed here: no re-validation (schemas.results.trusted)
+            AgenticMetric,
             session_id=ds.session_id,
             assistant_id=ds.assistant_id,
             task_id=ds.task_id,
+            attempt=ds.attempt,
+            source=_source(rs, whole[i]),
             total_interactions=int(n[i]),
             correct_interactions=int(c[i]),
-            is_fully_correct=_fully_correct(rs),
+            is_fully_correct=bool(c[i]) if whole[i] else _fully_correct(rs),
             threshold=settings.threshold,
             correctness_scores=[r.score for r in rs],
             correct_indices=[j for j, r in enumerate(rs) if r.is_correct],
@@ -178,7 +256,7 @@ def evaluate(
             pass_pow_k_ci_high=float(est.pass_pow_k_high[i]),
             pass_at_k_unbiased=float(unbiased_at[i]),
             pass_pow_k_unbiased=float(unbiased_pow[i]),
-            judge_errors=sum(r.is_correct is None for r in rs),
+            judge_errors=0 if whole[i] else sum(r.is_correct is None for r in rs),
             interactions=rs,
         ))
     results = AgenticResults(metrics, settings=settings, judge_run=run, method=est.method)
@@ -216,7 +294,8 @@ def _score_tools(batch: Batch, settings: RunSettings,
         return None
     return score_tool_use(batch.agentic, batch.ground_truth_agentic, batch.assistant,
                           weights=settings.tool_weights, threshold=settings.tool_threshold,
-                          utilization_override=utilization_override, query=batch.query)
+                          utilization_override=utilization_override, query=batch.query,
+                          argument_matching=settings.argument_matching)
 
 
 def _resolve_ambiguous_utilization(
@@ -232,7 +311,9 @@ def _resolve_ambiguous_utilization(
     failed or that nothing could make (no judge for it and no self-reported flag): those
     interactions are decided below without a guess.
     """
-    ambiguous = [i for i, t in enumerate(tools) if t is not None and t.utilization_evidence == "ambiguous"]
+    ambiguous = [i for i, t in enumerate(tools) if t is not None
+                 and t.utilization_evidence == "ambiguous"
+                 and slots[i].dataset.outcome is None]  # a given outcome decides on its own
     batches = [slots[i].batch for i in ambiguous]
     resolved, failures = list(tools), {}
     if not judge.supports_utilization:
@@ -260,28 +341,48 @@ def _resolve_ambiguous_utilization(
     return resolved, failures
 
 
-def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure,
+def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
                         tool: ToolCorrectnessScore | None, tool_failure: JudgeFailure | None,
                         settings: RunSettings) -> InteractionResult:
     """Correct = answer score >= threshold and tool use correct; None where it hinges on a
-    judgment that failed."""
+    judgment that failed. A given outcome decides alone; a given score replaces the judge's
+    (a success by the outcome rule instead of ``threshold``)."""
     if isinstance(outcome, JudgeFailure):
         return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
                                  tool_correctness=tool, is_correct=None,
                                  judge_error=f"{outcome.kind}: {outcome.cause}",
                                  judge_error_code=getattr(outcome, "code", "") or None)
-    score = float(outcome.score)
-    correct: bool | None = score >= settings.threshold and (tool is None or tool.is_correct)
+    if isinstance(outcome, _Given):
+        if outcome.whole:
+            return InteractionResult(qa_id=batch.qa_id, score=outcome.score,
+                                     reasoning="given with the data (the conversation is graded "
+                                     "by its outcome)",
+                                     tool_correctness=tool, is_correct=outcome.success,
+                                     source="given")
+        score, passed, reasoning, source = (outcome.score, outcome.success,
+                                            "score given with the data", "given")
+    else:
+        score = float(outcome.score)
+        passed, reasoning, source = score >= settings.threshold, outcome.reasoning, "judged"
+    correct: bool | None = passed and (tool is None or tool.is_correct)
     error = code = None
-    if tool_failure is not None and score >= settings.threshold:
+    if tool_failure is not None and passed:
         best = _score_tools(batch, settings, utilization_override=1.0)
         if best is not None and best.is_correct:  # full utilisation would pass: unknown
             correct = None
             error = f"tool-result use: {tool_failure.kind}: {tool_failure.cause}"
             code = getattr(tool_failure, "code", "") or None
-    return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=outcome.reasoning,
+    return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=reasoning,
                              tool_correctness=tool, is_correct=correct, judge_error=error,
-                             judge_error_code=code)
+                             judge_error_code=code, source=source)
+
+
+def _source(results: Sequence[InteractionResult], whole: bool) -> str:
+    """'given', 'judged' or 'mixed': where a conversation's correctness came from."""
+    if whole:
+        return "given"
+    kinds = {r.source for r in results}
+    return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
 def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:

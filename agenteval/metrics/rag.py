@@ -59,6 +59,12 @@ def _mode(statistical_mode: Any) -> StatisticalMode:
     return statistical_mode
 
 
+def _check_flags(**flags: Any) -> None:
+    for name, value in flags.items():
+        if not isinstance(value, bool):
+            raise ConfigError(f"{name} must be True or False, got {value!r}")
+
+
 def _ask(judge: Judge, method: str, items: list[Any]) -> list[Any]:
     """All items in one batch through the judge's async method (failures if it has none)."""
     if not items:
@@ -68,6 +74,17 @@ def _ask(judge: Judge, method: str, items: list[Any]) -> list[Any]:
         return [JudgeFailure(f"{judge.name} judge cannot give RAG verdicts ({method})",
                              kind="unsupported") for _ in items]
     return list(run_sync(fn(items)))
+
+
+def _distinct(statements: Any) -> list[str]:
+    """Non-empty statements, each once (compared case- and whitespace-insensitively)."""
+    seen, out = set(), []
+    for text in statements:
+        key = " ".join(text.split()).casefold()
+        if key and key not in seen:
+            seen.add(key)
+            out.append(text.strip())
+    return out
 
 
 def _failure_text(outcome: JudgeFailure) -> str:
@@ -180,6 +197,7 @@ class ContextualPrecision:
             use_structured_output, bos_json_clause, eos_json_clause: for a model name or client,
                 as in ``Agentic.run`` (plain-text mode parses the JSON between the clauses).
         """
+        _check_flags(flatten=flatten, strict=strict)
         cases = load_rag_cases(data)
         mode = _mode(statistical_mode)
         judge = resolve_judge(model, use_structured_output=use_structured_output,
@@ -299,6 +317,7 @@ class ContextualRecall:
         then checked against the combined context of all searches (one request per statement);
         ``flatten`` does not change recall and is accepted for symmetry.
         """
+        _check_flags(flatten=flatten, strict=strict)
         cases = load_rag_cases(data)
         mode = _mode(statistical_mode)
         judge = resolve_judge(model, use_structured_output=use_structured_output,
@@ -334,7 +353,7 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
                 texts.append(None)
                 labels.append([])
             else:
-                found = [str(s) for s in outcome.statements if str(s).strip()]
+                found = _distinct(str(s) for s in outcome.statements)
                 texts.append(found)
                 labels.append([None] * len(found))
                 if not found:
@@ -418,15 +437,16 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
         draws = rng.beta(pa + a, pb + n - a, size=(mode.mc_samples, len(out)))
         draws[:, ~scored] = np.nan
     else:
-        from agenteval.statistical.estimators import wilson_interval
+        from agenteval.statistical.estimators import clopper_pearson_interval, wilson_interval
 
+        name = getattr(mode, "interval", "wilson")
+        interval = clopper_pearson_interval if name == "clopper-pearson" else wilson_interval
         post = np.full(len(out), np.nan)
-        ci_lo, ci_hi = (np.atleast_1d(x) for x in wilson_interval(a, n, level))
+        ci_lo, ci_hi = (np.atleast_1d(x) for x in interval(a, n, level))
         sa, sn = a[scored].sum(), n[scored].sum()
         pooled_mean = float(sa / sn) if sn else float("nan")
-        pooled_lo, pooled_hi = (wilson_interval(sa, sn, level) if sn
-                                else (float("nan"), float("nan")))
-        pooled_method = f"pooled statements, Wilson {_level_text(level)}"
+        pooled_lo, pooled_hi = (interval(sa, sn, level) if sn else (float("nan"), float("nan")))
+        pooled_method = f"pooled statements, {name} {_level_text(level)}"
         draws = None
     for i, case in enumerate(out):
         if scored[i]:

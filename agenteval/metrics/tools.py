@@ -22,18 +22,14 @@ includes a duplicate of a call expected once); an expected call left unpaired is
 calls both lower it; expected tools with none used gives 0, and tools used when none were
 expected gives 0.
 
-**Parameters.** Per pair, ``matching keys / |union of keys|`` over the top-level argument names
-(1.0 when both have no arguments). A key matches when its values are deeply equal:
-
-- dicts need the same keys with equal values; lists need the same length and equal items *in
-  order*;
-- numbers (int/float) are equal within ``math.isclose(rel_tol=1e-9, abs_tol=1e-12)``, so
-  ``5 == 5.0`` and ``0.1 + 0.2 == 0.3``; two NaNs are equal;
-- ``bool`` is not a number: ``True != 1``;
-- strings are compared **case-insensitively** after Unicode NFKC normalisation, stripping and
-  collapsing inner whitespace (``" New  York" == "new york"``);
-- any other type mismatch (``"5"`` vs ``5``, ``None`` vs ``0``) is a mismatch;
-- a key present on one side only is a mismatch.
+**Parameters.** Per pair, ``matching keys / keys compared`` over the top-level argument names
+(1.0 when none are compared). A key matches when its values are deeply equal under the
+argument-matching rules (``agenteval.metrics.arguments``: per tool or field ``exact``, the
+default, ``normalized``, ``numeric``, ``subset`` / ``superset``, ``ignore``; from the data's
+``ground_truth_agentic.argument_matching`` over the run's ``argument_matching``). By default:
+dicts need the same keys with equal values, lists the same items *in order*, strings are
+identical, numbers equal in value (``5 == 5.0``), ``True != 1``, and a key present on one side
+only is a mismatch.
 
 ``parameter_accuracy`` is the mean of the pair scores over the *expected* calls, a missing call
 counting 0. When no calls were expected but some were made, it is 0 (every argument given is
@@ -53,7 +49,9 @@ already charged by selection and parameters, so they do not lower this score.
 **Utilization** (``result_utilization``, with ``utilization_evidence``) asks whether the answer
 uses what the tools returned, from evidence in the answer text combined with the agent's
 self-reported ``final_answer_uses_tools`` flag. Each call's ``result`` is walked (dict values,
-list items, scalars). Searchable leaves are:
+list items, scalars), its text up to ``MAX_RESULT_CHARS`` (1,000,000 characters; a call cut
+there is named in ``reasoning``; the search lives in :mod:`agenteval.metrics.evidence` and is
+linear in time and memory). Searchable leaves are:
 
 - strings, normalised like parameters, at least 3 characters and not a common word
   (``ok``, ``true``, ``success``, ``none``...), found in the normalised answer on word
@@ -102,18 +100,22 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from fractions import Fraction
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agenteval._numbers import fold_text, is_whole_number, number_readings
 from agenteval.errors import ConfigError, DataError, check_unit
+from agenteval.metrics.arguments import (
+    ArgumentRules,
+    ParameterComparison,
+    compare_parameters,
+    values_equal,
+)
+from agenteval.metrics.evidence import MAX_RESULT_CHARS, Evidence, find_result_evidence, parse_numbers
 from agenteval.schemas.common import AgenticTrace, ExpectedTool, GroundTruthAgentic, ToolCall
-from agenteval.schemas.results import ToolCorrectnessScore
+from agenteval.schemas.results import ToolCorrectnessScore, trusted
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -141,8 +143,6 @@ DEFAULT_TOOL_WEIGHTS: dict[str, float] = {
     "utilization": 0.25,
 }
 
-_REL_TOL = 1e-9
-_ABS_TOL = 1e-12
 
 # ----------------------------------------------------------------------------- weights
 
@@ -178,121 +178,6 @@ def normalize_tool_weights(weights: Mapping[str, float] | None) -> dict[str, flo
     if total <= 0:
         raise ConfigError(f"tool weights must have a positive sum, got {dict(weights)!r}")
     return {k: v / total for k, v in raw.items()}
-
-
-# ----------------------------------------------------------------------------- parameters
-
-
-_norm_text = fold_text  # NFKC, case-folded, whitespace collapsed
-
-
-def _is_number(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _as_float(x: float) -> float:
-    """float(x), with ints too large for a float (JSON allows them) as +-inf, not an error."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
-
-
-def _numbers_equal(a: float, b: float) -> bool:
-    if isinstance(a, int) and isinstance(b, int):
-        return a == b
-    fa, fb = _as_float(a), _as_float(b)
-    if math.isinf(fa) or math.isinf(fb):
-        return fa == fb and not (isinstance(a, int) or isinstance(b, int))
-    if math.isnan(fa) or math.isnan(fb):
-        return math.isnan(fa) and math.isnan(fb)
-    return math.isclose(fa, fb, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
-
-
-def values_equal(expected: Any, got: Any) -> bool:
-    """Deep equality used for parameters (see the module docstring for the rules)."""
-    return not _diffs(expected, got, "")
-
-
-def _show(x: Any, limit: int = 60) -> str:
-    text = repr(x)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _diffs(expected: Any, got: Any, path: str) -> list[str]:
-    """Where two values differ, as ``path: expected X, got Y`` lines (empty when equal)."""
-    if isinstance(expected, bool) or isinstance(got, bool):
-        same = isinstance(expected, bool) and isinstance(got, bool) and expected == got
-    elif _is_number(expected) and _is_number(got):
-        same = _numbers_equal(expected, got)
-    elif isinstance(expected, str) and isinstance(got, str):
-        same = _norm_text(expected) == _norm_text(got)
-    elif isinstance(expected, Mapping) and isinstance(got, Mapping):
-        out: list[str] = []
-        for key in _union_keys(expected, got):
-            sub = f"{path}.{key}" if path else str(key)
-            if key not in got:
-                out.append(f"{sub}: missing (expected {_show(expected[key])})")
-            elif key not in expected:
-                out.append(f"{sub}: unexpected (got {_show(got[key])})")
-            else:
-                out.extend(_diffs(expected[key], got[key], sub))
-        return out
-    elif isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
-        if len(expected) != len(got):
-            return [f"{path}: expected {len(expected)} items {_show(expected)}, "
-                    f"got {len(got)} items {_show(got)}"]
-        out = []
-        for i, (e, g) in enumerate(zip(expected, got)):
-            out.extend(_diffs(e, g, f"{path}[{i}]"))
-        return out
-    elif expected is None and got is None:
-        same = True
-    else:
-        same = False
-    return [] if same else [f"{path}: expected {_show(expected)}, got {_show(got)}"]
-
-
-def _union_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    """Keys of both mappings, expected ones first, in a stable order."""
-    return list(a) + [k for k in b if k not in a]
-
-
-@dataclass(frozen=True)
-class ParameterComparison:
-    """Agreement of one used call's arguments with one expected call's."""
-
-    matched_keys: int
-    total_keys: int
-    mismatches: tuple[str, ...] = ()
-
-    @property
-    def fraction(self) -> Fraction:
-        """Exact score: matching keys / union of keys (1 when both are empty)."""
-        return Fraction(1) if self.total_keys == 0 else Fraction(self.matched_keys, self.total_keys)
-
-    @property
-    def score(self) -> float:
-        return float(self.fraction)
-
-
-def compare_parameters(expected: Mapping[str, Any], got: Mapping[str, Any]) -> ParameterComparison:
-    """Compare argument dicts key by key; each mismatch is explained with its nested path."""
-    keys = _union_keys(expected, got)
-    matched = 0
-    mismatches: list[str] = []
-    for key in keys:
-        if key not in got:
-            mismatches.append(f"{key}: missing (expected {_show(expected[key])})")
-        elif key not in expected:
-            mismatches.append(f"{key}: unexpected (got {_show(got[key])})")
-        else:
-            d = _diffs(expected[key], got[key], str(key))
-            if d:
-                mismatches.extend(d)
-            else:
-                matched += 1
-    return ParameterComparison(matched, len(keys), tuple(mismatches))
 
 
 # ----------------------------------------------------------------------------- order & matching
@@ -337,7 +222,7 @@ _MAX_DEPTH = 200  # calls of one tool beyond which only the assignment solver's 
 
 
 def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
-                ordered: bool = True) -> list[CallMatch]:
+                ordered: bool = True, rules: ArgumentRules | None = None) -> list[CallMatch]:
     """Best one-to-one pairing of used with expected calls (same tool name only).
 
     Optimal lexicographically: most pairs, then most summed parameter agreement (exact
@@ -349,7 +234,7 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
     calls of one tool) it is a documented approximation: it starts from each tool's first
     matching (a greedy in-order pass, see ``_best_matchings``) and re-pairs one tool at a time,
     among its first ``_MAX_MATCHINGS`` matchings, while the in-order count grows. Returned
-    sorted by expected index.
+    sorted by expected index. ``rules`` say how arguments are compared (``metrics/arguments.py``).
     """
     used_rank, exp_rank = call_order(used), call_order(expected)
     groups: dict[str, tuple[list[int], list[int]]] = {}
@@ -361,9 +246,10 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
     comp: dict[tuple[int, int], ParameterComparison] = {}
     choices: list[list[dict[int, int]]] = []  # per tool: its best matchings, expected -> used
     complete = True
-    for rows, cols in groups.values():
+    for name, (rows, cols) in groups.items():
         if rows and cols:
-            group = {(i, j): compare_parameters(expected[j].parameters, used[i].parameters)
+            group = {(i, j): compare_parameters(expected[j].parameters, used[i].parameters,
+                                                rules=rules, tool=name)
                      for i in rows for j in cols}
             comp.update(group)
             options, whole = _best_matchings(rows, cols, group, used_rank, exp_rank,
@@ -407,17 +293,21 @@ def _best_matchings(rows: list[int], cols: list[int],
     """
     import bisect
 
-    import numpy as np
-    from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
-
     small_is_exp = len(cols) <= len(rows)
     small, large = (cols, rows) if small_is_exp else (rows, cols)
     exact = [[(comp[(b, a)] if small_is_exp else comp[(a, b)]).fraction for b in large] for a in small]
-    r_idx, c_idx = linear_sum_assignment(np.array(exact, dtype=float), maximize=True)
     denom = math.lcm(*(f.denominator for row in exact for f in row))
     agree = [[f.numerator * (denom // f.denominator) for f in row] for row in exact]  # exact ints
-    best = sum(agree[a][b] for a, b in zip(r_idx.tolist(), c_idx.tolist()))
-    start = tuple(c_idx.tolist())  # an optimal matching (up to float rounding), kept as fallback
+    if len(small) == 1:  # one call of this tool on one side: the best partner, no solver needed
+        best = max(agree[0])
+        start = (agree[0].index(best),)
+    else:
+        import numpy as np
+        from scipy.optimize import linear_sum_assignment  # lazy: scipy is heavy
+
+        r_idx, c_idx = linear_sum_assignment(np.array(exact, dtype=float), maximize=True)
+        best = sum(agree[a][b] for a, b in zip(r_idx.tolist(), c_idx.tolist()))
+        start = tuple(c_idx.tolist())  # an optimal matching (up to float rounding), kept as fallback
     large_ranks = [(used_rank if small_is_exp else exp_rank)[x] for x in large]  # ascending
     suffix = [0] * (len(small) + 1)  # most the remaining small-side calls can add
     for a in range(len(small) - 1, -1, -1):
@@ -480,192 +370,6 @@ def longest_increasing_subsequence(values: Sequence[Any], *, strict: bool = True
     return len(tails)
 
 
-# ----------------------------------------------------------------------------- evidence
-
-_COMMON_WORDS = frozenset({
-    "ok", "okay", "true", "false", "none", "null", "nil", "yes", "no", "n/a", "na", "nan",
-    "success", "successful", "succeeded", "error", "failed", "failure", "done", "complete",
-    "completed", "pending", "unknown", "empty", "result", "results", "status", "data", "value",
-    "the", "and", "for", "not", "inf", "infinity",
-})
-_MIN_TEXT = 3
-_MIN_SEGMENT = 20
-_MAX_LEAVES = 5000
-
-def parse_numbers(text: str) -> list[tuple[float, float]]:
-    """Numbers written in ``text`` as ``(value, tolerance)``; tolerance is half a displayed unit.
-
-    ``"$1,234.50"`` -> (1234.5, 0.005); ``"42%"`` -> (42, 0.5) and (0.42, 0.005);
-    ``"2.5 million"`` -> (2.5, 0.05) and (2.5e6, 5e4); ``"-3"`` -> (-3, 0.5). The parser is
-    :mod:`agenteval._numbers`, shared with the offline judge.
-    """
-    return number_readings(text)
-
-
-def _number_in(x: float, numbers: Iterable[tuple[float, float]]) -> bool:
-    for value, tol in numbers:
-        slack = tol * (1 + 1e-9) + 1e-12
-        if abs(x - value) <= slack or (x < 0 and abs(-x - value) <= slack):
-            return True
-    return False
-
-
-def _same_number(x: float, values: Iterable[float]) -> bool:
-    return any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in values)
-
-
-def _leaves(x: Any, out: list[Any]) -> None:
-    if len(out) >= _MAX_LEAVES:
-        return
-    if isinstance(x, Mapping):
-        for v in x.values():
-            _leaves(v, out)
-    elif isinstance(x, (list, tuple, set, frozenset)):
-        for v in x:
-            _leaves(v, out)
-    else:
-        out.append(x)
-
-
-_SENTENCE_RE = re.compile(r"(?<=[.!?;:])\s+|\n+")
-
-
-@dataclass
-class _Probes:
-    texts: list[str] = field(default_factory=list)
-    strong_numbers: list[float] = field(default_factory=list)
-    weak_numbers: list[float] = field(default_factory=list)
-
-    def __bool__(self) -> bool:
-        return bool(self.texts or self.strong_numbers or self.weak_numbers)
-
-
-@dataclass(frozen=True)
-class _Echo:
-    """What the agent was given rather than told by the tool: the query and the call's arguments."""
-
-    text: str = ""  # normalised, one line per source
-    numbers: tuple[float, ...] = ()  # every reading of every number written there
-
-    @classmethod
-    def of(cls, query: str, parameters: Any) -> _Echo:
-        leaves: list[Any] = []
-        _leaves(parameters, leaves)
-        texts = [query] + [str(x) for x in leaves if isinstance(x, str)]
-        numbers = [v for t in texts for v, _tol in number_readings(t)]
-        numbers += [f for f in (_as_float(x) for x in leaves if _is_number(x)) if math.isfinite(f)]
-        return cls("\n".join(_norm_text(t) for t in texts), tuple(numbers))
-
-    def has_text(self, phrase: str) -> bool:
-        return _text_in(phrase, self.text)
-
-    def has_number(self, x: float) -> bool:
-        return _same_number(x, self.numbers)
-
-
-def _whole_number(s: str) -> float | None:
-    """The number a string is, if it is only a number (``"12.50"``, ``"$3"``, ``"42%"``)."""
-    if not is_whole_number(s):
-        return None
-    readings = number_readings(s)
-    return readings[0][0] if readings else None
-
-
-def _probes(result: Any, echo: _Echo) -> _Probes:
-    """What could show in an answer that used this result, minus what the agent was given."""
-    probes = _Probes()
-    leaves: list[Any] = []
-    _leaves(result, leaves)
-
-    def add_number(x: float) -> None:
-        if math.isfinite(x) and not echo.has_number(x):
-            weak = x.is_integer() and abs(x) < 10
-            (probes.weak_numbers if weak else probes.strong_numbers).append(x)
-
-    for leaf in leaves:
-        if isinstance(leaf, bool) or leaf is None:
-            continue
-        if _is_number(leaf):
-            add_number(_as_float(leaf))
-            continue
-        text = str(leaf)
-        whole = _whole_number(text)
-        if whole is not None:
-            add_number(whole)
-            continue
-        norm = _norm_text(text)
-        if len(norm) >= _MIN_TEXT and norm not in _COMMON_WORDS:
-            candidates = [norm]
-            if len(norm) > _MIN_SEGMENT:
-                for seg in _SENTENCE_RE.split(norm):
-                    seg = seg.strip(" .!?;:,")
-                    if len(seg) >= _MIN_SEGMENT and seg != norm:
-                        candidates.append(seg)
-            probes.texts.extend(t for t in candidates if not echo.has_text(t))
-        for value, _tol in number_readings(text):
-            if not (value.is_integer() and abs(value) < 10) and not echo.has_number(value):
-                probes.strong_numbers.append(value)
-    return probes
-
-
-def _show_number(x: float) -> str:
-    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
-
-
-def _text_in(phrase: str, answer_norm: str) -> bool:
-    pattern = r"(?<!\w)" + re.escape(phrase) + r"(?!\w)"
-    return re.search(pattern, answer_norm) is not None
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """Which calls' results were found in the answer."""
-
-    searchable: tuple[int, ...]  # indices of calls whose result had something to look for
-    found: dict[int, str]  # call index -> what was found (e.g. "'paris'" or "3.14159")
-
-    @property
-    def any_found(self) -> bool:
-        return bool(self.found)
-
-
-def find_result_evidence(results: Sequence[Any], answer: str, *, query: str = "",
-                         parameters: Sequence[Any] | None = None) -> Evidence:
-    """Look for each result (one per call, None = not logged) in the answer text.
-
-    What the agent already had is no evidence of using the tool: result leaves that also appear
-    in ``query`` or in that call's ``parameters`` (one per call, parallel to ``results``) are
-    not searched, and answer numbers equal to a number there are ignored for that call.
-    """
-    answer = answer or ""
-    answer_norm = _norm_text(answer)
-    numbers = parse_numbers(answer)
-    searchable: list[int] = []
-    found: dict[int, str] = {}
-    for idx, result in enumerate(results):
-        if result is None:
-            continue
-        echo = _Echo.of(query or "", parameters[idx] if parameters is not None else None)
-        probes = _probes(result, echo)
-        if not probes:
-            continue
-        searchable.append(idx)
-        hit = next((t for t in probes.texts if _text_in(t, answer_norm)), None)
-        if hit is not None:
-            found[idx] = _show(hit, 40)
-            continue
-        shown = [(v, tol) for v, tol in numbers if not echo.has_number(v)]
-        strong = next((x for x in probes.strong_numbers if _number_in(x, shown)), None)
-        if strong is not None:
-            found[idx] = _show_number(strong)
-            continue
-        if not probes.texts and not probes.strong_numbers:
-            weak = next((x for x in probes.weak_numbers if _number_in(x, shown)), None)
-            if weak is not None:
-                found[idx] = _show_number(weak)
-    return Evidence(tuple(searchable), found)
-
-
 # ----------------------------------------------------------------------------- scoring
 
 
@@ -723,13 +427,16 @@ def score_tool_use(
     threshold: float = 1.0,
     utilization_override: float | None = None,
     query: str = "",
+    argument_matching: Mapping[str, Any] | None = None,
 ) -> ToolCorrectnessScore | None:
     """Score how one interaction used tools (definitions in the module docstring).
 
     ``used`` is the agent's trace, ``expected`` the reference tool use (typed models or the
     plain dicts of Fair Forge), ``answer`` the agent's final answer text, ``query`` the user's
-    message (what the query already says is not evidence of using a tool). Returns None only
-    when no tools were expected and none were used.
+    message (what the query already says is not evidence of using a tool),
+    ``argument_matching`` the run's rules for comparing arguments (the data's
+    ``expected.argument_matching`` wins for the same key). Returns None only when no tools were
+    expected and none were used.
 
     >>> s = score_tool_use({"tools_used": [{"tool_name": "calc", "parameters": {"x": "2+2"},
     ...                                     "result": 4}]},
@@ -752,7 +459,9 @@ def score_tool_use(
     sequence_matters = truth.tool_sequence_matters if truth is not None else False
     flag = trace.final_answer_uses_tools if trace is not None else None
 
-    matches = match_calls(used_calls, exp_calls, ordered=sequence_matters)
+    rules = ArgumentRules(argument_matching,
+                          truth.argument_matching if truth is not None else None)
+    matches = match_calls(used_calls, exp_calls, ordered=sequence_matters, rules=rules)
     used_rank, exp_rank = call_order(used_calls), call_order(exp_calls)
     used_lab, exp_lab = _labels(used_calls, used_rank), _labels(exp_calls, exp_rank)
     lines: list[str] = []
@@ -829,6 +538,9 @@ def score_tool_use(
         else:
             utilization, evidence = 0.0, "absent"
             why = "tool results not found in the answer; self-report says False"
+        if ev.truncated:
+            cut = ", ".join(used_lab[i] for i in ev.truncated)
+            why += f" (result of {cut} searched in its first {MAX_RESULT_CHARS:,} characters)"
     lines.append(f"utilization {_fmt(utilization)} ({evidence}): {why}")
 
     overall = math.fsum([w["selection"] * selection, w["parameters"] * parameters,
@@ -836,7 +548,8 @@ def score_tool_use(
     overall = min(1.0, max(0.0, overall))
     is_correct = overall >= thr - 1e-12
     lines.append(f"overall {_fmt(overall)} {'>=' if is_correct else '<'} threshold {_fmt(thr)}")
-    return ToolCorrectnessScore(
+    return trusted(  # all computed above: no re-validation
+        ToolCorrectnessScore,
         tool_selection_correct=selection,
         parameter_accuracy=parameters,
         sequence_correct=sequence,

@@ -51,6 +51,10 @@ _RC = {
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
 _EXPORTS: dict[str, str] = {
     "plot_coverage": "agenteval.plots.coverage",
+    "plot_pass_posterior": "agenteval.plots.bayes",
+    "plot_forest": "agenteval.plots.bayes",
+    "plot_shrinkage": "agenteval.plots.bayes",
+    "plot_prior_posterior": "agenteval.plots.bayes",
     "plot_difference": "agenteval.plots.compare",
     "plot_pairwise": "agenteval.plots.compare",
     "plot_power_curve": "agenteval.plots.compare",

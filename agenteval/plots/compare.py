@@ -8,7 +8,7 @@ accepts ``ax=None`` and returns the figure; export with :func:`agenteval.plots.e
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 

@@ -24,6 +24,23 @@ class _DictAccess(BaseModel):
         return getattr(self, key, default) if key in type(self).model_fields else default
 
 
+def _unit_number(v: Any, *, allow_bool: bool) -> Any:
+    """A finite number in [0, 1] (or a bool where allowed); anything else is an error."""
+    if v is None:
+        return None
+    if isinstance(v, bool):
+        if allow_bool:
+            return v
+        raise ValueError(f"expected a number in [0, 1], got {v!r}")
+    if not isinstance(v, (int, float)):
+        raise ValueError(f"expected {'true/false or ' if allow_bool else ''}a number in [0, 1], "
+                         f"got {v!r}")
+    f = float(v)
+    if not 0.0 <= f <= 1.0:  # NaN fails too
+        raise ValueError(f"expected a number in [0, 1], got {v!r}")
+    return f
+
+
 class ToolCall(_DictAccess):
     """A tool call the agent made."""
 
@@ -33,6 +50,10 @@ class ToolCall(_DictAccess):
     parameters: dict[str, Any] = Field(default_factory=dict, description="Arguments passed.")
     result: Any = Field(default=None, description="What the tool returned, if logged.")
     step: int | None = Field(default=None, description="Position in the agent's call order.")
+    after_answer: bool = Field(
+        default=False, description="Made after the turn's final answer text (so it cannot have "
+        "fed the answer); set by the transcript importers."
+    )
 
 
 class ExpectedTool(_DictAccess):
@@ -65,6 +86,22 @@ class GroundTruthAgentic(_DictAccess):
     tool_sequence_matters: bool = Field(
         default=True, description="Whether the expected calls must happen in this order."
     )
+    argument_matching: dict[str, str] | None = Field(
+        default=None, description="How arguments are compared, per tool or field: key ('*', "
+        "'tool', 'tool.field', '*.field') -> rule ('exact' (default), 'normalized', 'numeric', "
+        "'numeric:TOL', 'subset', 'superset', 'ignore'); see agenteval.metrics.arguments."
+    )
+
+    @field_validator("argument_matching", mode="before")
+    @classmethod
+    def _rules(cls, v: Any) -> Any:
+        from agenteval.errors import ConfigError
+        from agenteval.metrics.arguments import check_argument_matching
+
+        try:
+            return check_argument_matching(v, where="rule")
+        except ConfigError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class Batch(BaseModel):
@@ -83,11 +120,20 @@ class Batch(BaseModel):
     )
     logprobs: dict[str, Any] | None = Field(default=None, description="Optional token logprobs.")
     weight: float | None = Field(default=None, ge=0, description="Optional interaction weight.")
+    score: float | None = Field(
+        default=None, description="A grader's score in [0, 1] (unit test, human label): used "
+        "instead of the judge's; success by the outcome rule (see Dataset.outcome)."
+    )
 
     @field_validator("qa_id", mode="before")
     @classmethod
     def _id_as_text(cls, v: Any) -> Any:
         return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
+
+    @field_validator("score", mode="before")
+    @classmethod
+    def _unit_score(cls, v: Any) -> Any:
+        return _unit_number(v, allow_bool=False)
 
 
 class Dataset(BaseModel):
@@ -104,6 +150,21 @@ class Dataset(BaseModel):
         default=None, description="Shared by conversations that are repeated attempts at one task."
     )
     metadata: dict[str, Any] = Field(default_factory=dict, description="Anything else to carry.")
+    outcome: bool | float | None = Field(
+        default=None, description="An external grader's verdict on the whole conversation "
+        "(environment reward, tests, a human label): true/false, or a number in [0, 1] that is a "
+        "success when within 1e-6 of 1 (or >= the run's outcome_threshold). Given: no judge is "
+        "asked and the conversation is one graded unit."
+    )
+    attempt: int | None = Field(
+        default=None, ge=0, description="Which attempt at its task this is (tau-bench trial, "
+        "Inspect epoch), as the harness numbered it."
+    )
+
+    @field_validator("outcome", mode="before")
+    @classmethod
+    def _outcome(cls, v: Any) -> Any:
+        return _unit_number(v, allow_bool=True)
 
     @field_validator("session_id", "task_id", mode="before")
     @classmethod

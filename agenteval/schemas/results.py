@@ -6,11 +6,30 @@ k > n) or ``None`` (not applicable), never 0.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
 RESULTS_VERSION = "1"
+
+M = TypeVar("M", bound=BaseModel)
+_FIELDS_SETS: dict[tuple[type, frozenset[str]], set[str]] = {}
+
+
+def trusted(model: type[M], **values: Any) -> M:
+    """A result model from values agenteval computed itself, already of the declared types.
+
+    The same object ``model(**values)`` makes (same fields, same ``model_fields_set``), without
+    re-validating what was just computed, and with one fields-set shared by every result of a
+    model and key set: a suite of 10,000 conversations builds 100,000 of them. (Assigning a
+    field of a result later adds a name already in the set, so the sharing is invisible.)
+    Values from outside (a judge, the data) go through the validating constructor instead.
+    """
+    key = (model, frozenset(values))
+    fields_set = _FIELDS_SETS.get(key)
+    if fields_set is None:
+        fields_set = _FIELDS_SETS.setdefault(key, set(values))
+    return model.model_construct(fields_set, **values)
 
 UtilizationEvidence = Literal["found", "absent", "ambiguous", "no_results", "judge"]
 
@@ -60,6 +79,10 @@ class InteractionResult(BaseModel):
         default=None, description="Stable code of the failure for grouping (e.g. invalid_verdict, "
         "timeout, http_5xx, as the judge reports it); None when judged or when the judge gives none."
     )
+    source: Literal["judged", "given"] = Field(
+        default="judged", description="'given': the score came with the data (Batch.score, or "
+        "the conversation's outcome); 'judged': the judge gave it."
+    )
 
 
 class AgenticMetric(BaseModel):
@@ -70,7 +93,15 @@ class AgenticMetric(BaseModel):
     session_id: str = Field(description="Conversation id.")
     assistant_id: str = Field(description="Agent id.")
     task_id: str | None = Field(default=None, description="Task id, for repeated attempts.")
-    total_interactions: int = Field(description="n: interactions judged (judge errors excluded).")
+    attempt: int | None = Field(default=None, description="Attempt number from the data "
+                                "(tau-bench trial, Inspect epoch).")
+    source: Literal["judged", "given", "mixed"] = Field(
+        default="judged", description="Where correctness came from: 'given' (the conversation's "
+        "outcome, or a given score on every interaction), 'judged', or 'mixed'."
+    )
+    total_interactions: int = Field(description="n: interactions judged or given a score (judge "
+                                    "errors excluded); 1 for a conversation with a given outcome, "
+                                    "which is one graded unit.")
     correct_interactions: int = Field(description="c: interactions judged correct.")
     is_fully_correct: bool | None = Field(
         description="Every interaction correct. None when the judged ones are all correct but some "

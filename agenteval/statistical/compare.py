@@ -79,12 +79,11 @@ __all__ = [
     "paired_bootstrap",
     "paired_from_draws",
     "rank_from_draws",
-    "task_posterior_draws",
+    "suite_mean_draws",
     "unpaired_bayes",
     "unpaired_bootstrap",
 ]
 
-SCOPES = ("suite tasks", "new task")
 #: Entries of one bootstrap weight block (memory bound for many tasks).
 _BLOCK = 4_000_000
 
@@ -274,9 +273,33 @@ def _per_task(name: str, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
     return np.asarray(fn(n, c, k), dtype=float)
 
 
-def _dirichlet(rng: np.random.Generator, draws: int, tasks: int) -> np.ndarray:
-    g = rng.standard_exponential((draws, tasks))
-    return g / g.sum(axis=1, keepdims=True)
+def _collapse(*columns: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Distinct rows of the per-task columns and how many tasks have each: (rows (G, Q), counts)."""
+    rows, counts = np.unique(np.stack(columns, axis=1), axis=0, return_counts=True)
+    return rows, counts.astype(float)
+
+
+def _weighted_means(values: np.ndarray, counts: np.ndarray, draws: int,
+                    rng: np.random.Generator, *, bayesian: bool) -> np.ndarray:
+    """Task-resampled means of ``values`` (G distinct rows, Q columns): (draws, Q).
+
+    Tasks with equal values are interchangeable, so both resamplings collapse exactly onto the
+    G distinct rows: the Bayesian bootstrap's Dirichlet(1, ..., 1) task weights summed within a
+    row are Dirichlet(counts), and the bootstrap's multinomial(T, 1/T) task counts summed within a
+    row are multinomial(T, counts / T). Cost and memory follow G, not the number of tasks.
+    """
+    total = counts.sum()
+    block = max(1, _BLOCK // max(counts.size, 1))
+    out = []
+    for start in range(0, draws, block):
+        size = min(block, draws - start)
+        if bayesian:
+            g = rng.standard_gamma(counts, size=(size, counts.size))
+            w = g / g.sum(axis=1, keepdims=True)
+        else:
+            w = rng.multinomial(int(total), counts / total, size=size) / total
+        out.append(w @ values)
+    return np.concatenate(out, axis=0)
 
 
 def bayesian_bootstrap(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, paired: bool,
@@ -312,51 +335,109 @@ def bayesian_bootstrap(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, paired
             continue
         if name != "success" and not (ka.all() and kb.all()):
             notes.append(f"{name} for a new task: tasks with fewer than {k} attempts left out")
-        wa = _dirichlet(rng, draws, int(ka.sum()))
-        wb = wa if paired else _dirichlet(rng, draws, int(kb.sum()))
-        out.append(difference_from_draws(name, "new task", wa @ ua[ka], wb @ ub[kb],
-                                         ci_level=level, tasks=int(ka.sum()) if paired else 0))
+        if paired:
+            rows, counts = _collapse(ua[ka], ub[kb])
+            means = _weighted_means(rows, counts, draws, rng, bayesian=True)
+            va, vb = means[:, 0], means[:, 1]
+        else:
+            rows, counts = _collapse(ua[ka])
+            va = _weighted_means(rows, counts, draws, rng, bayesian=True)[:, 0]
+            rows, counts = _collapse(ub[kb])
+            vb = _weighted_means(rows, counts, draws, rng, bayesian=True)[:, 0]
+        out.append(difference_from_draws(name, "new task", va, vb, ci_level=level,
+                                         tasks=int(ka.sum()) if paired else 0))
     return out, notes
 
 
-def task_posterior_draws(n: Any, c: Any, size: int, rng: np.random.Generator
-                         ) -> tuple[np.ndarray, str]:
-    """Draws (size, tasks) of per-task rates under the agent's population prior, with its
-    uncertainty: (mu, kappa) from the Laplace-approximated hyperposterior
-    (:func:`~agenteval.statistical.difficulty.hyperposterior_draws`), then per draw each p_t from
-    its conjugate Beta(mu kappa + c_t, (1 - mu) kappa + n_t - c_t). Returns (draws, note).
+#: Tasks sharing (n, c) with more members than this are summed by their exact Beta moments
+#: (a normal sum) instead of one draw per task: memory and time stay bounded for huge suites.
+_EXACT_GROUP = 24
+
+
+def _beta_moment(a: np.ndarray, b: np.ndarray, j: int) -> np.ndarray:
+    """E[p^j] for p ~ Beta(a, b), exactly: prod_{i<j} (a + i) / (a + b + i)."""
+    out = np.ones(np.shape(a))
+    for i in range(j):
+        out = out * (a + i) / (a + b + i)
+    return out
+
+
+def suite_mean_draws(n: Any, c: Any, k: int, size: int, rng: np.random.Generator, *,
+                     prior: tuple[float, float] | None = None,
+                     hyper: tuple[Any, Any] | None = None) -> tuple[dict[str, np.ndarray], str]:
+    """Posterior draws of one agent's mean over its tasks of p_t, 1-(1-p_t)^k and p_t^k.
+
+    Per draw, (mu, kappa) from the Laplace-approximated hyperposterior
+    (:func:`~agenteval.statistical.difficulty.hyperposterior_draws`) or the fixed ``prior``
+    (a, b), or the posterior draws ``hyper`` = (mu, kappa) of a hierarchical fit (one per draw;
+    ``size`` is then their number), then each p_t from its conjugate
+    Beta(mu kappa + c_t, (1 - mu) kappa + n_t - c_t).
+    Tasks with equal (n, c) share a posterior: a group of m such tasks gets m draws when m is
+    small, else the normal sum with the exact Beta mean and variance of the quantity (the
+    central limit theorem over m > 24 independent tasks), so a million tasks cost what their
+    distinct (n, c) pairs cost. Returns ({quantity: draws (size,)}, note).
     """
-    n, c = np.asarray(n, dtype=float), np.asarray(c, dtype=float)
-    mu, kappa, note = hyperposterior_draws(n, c, size, rng)
-    a = mu[:, None] * kappa[:, None] + c[None, :]
-    b = (1 - mu[:, None]) * kappa[:, None] + (n - c)[None, :]
-    return rng.beta(a, b), note
+    n, c = np.asarray(n, dtype=float).ravel(), np.asarray(c, dtype=float).ravel()
+    if hyper is not None:
+        mu, kappa = (np.asarray(x, dtype=float).ravel() for x in hyper)
+        size, note = mu.size, ""
+        a0, b0 = mu * kappa, (1 - mu) * kappa
+    elif prior is None:
+        mu, kappa, note = hyperposterior_draws(n, c, size, rng)
+        a0, b0 = mu * kappa, (1 - mu) * kappa
+    else:
+        a0, b0, note = np.full(size, float(prior[0])), np.full(size, float(prior[1])), ""
+    pairs, counts = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
+    sums = {name: np.zeros(size) for name, _ in _quantities(k)}
+    for (nt, ct), m in zip(pairs, counts):
+        a, b = a0 + ct, b0 + nt - ct
+        if m <= _EXACT_GROUP:
+            p = rng.beta(a[:, None], b[:, None], size=(size, int(m)))
+            for name, f in _quantities(k):
+                sums[name] += f(p).sum(axis=1)
+            continue
+        z = rng.standard_normal((len(sums), size))
+        for i, (name, _) in enumerate(_quantities(k)):
+            if name == "success":
+                mean, second = _beta_moment(a, b, 1), _beta_moment(a, b, 2)
+            elif name.startswith("pass^"):
+                mean, second = _beta_moment(a, b, k), _beta_moment(a, b, 2 * k)
+            else:  # 1 - (1-p)^k: the variance of (1-p)^k, (1-p) ~ Beta(b, a)
+                fail, second = _beta_moment(b, a, k), _beta_moment(b, a, 2 * k)
+                mean, second = 1.0 - fail, second - 2 * fail + 1.0
+            var = np.maximum(second - mean ** 2, 0.0)
+            sums[name] += m * mean + np.sqrt(m * var) * z[i]
+    return {name: v / n.size for name, v in sums.items()}, note
 
 
 def paired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: float = 0.95,
                  draws: int = 5000, seed: int | None = 0,
-                 priors: tuple[tuple[Any, Any], tuple[Any, Any]] | None = None,
-                 ) -> tuple[list[Difference], list[str]]:
-    """The paired model on shared tasks (module doc): per-task conjugate posteriors, paired draws.
+                 priors: tuple[tuple[float, float], tuple[float, float]] | None = None,
+                 hyper: tuple[Any, Any] | None = None) -> tuple[list[Difference], list[str]]:
+    """The paired model on shared tasks (module doc): suite-task posteriors and, for a new task,
+    the Bayesian bootstrap with shared task weights.
 
-    ``n_*``/``c_*``: attempts and successes per shared task, aligned. ``priors``: the two
-    agents' population priors as ((mu_a kappa_a, (1-mu_a) kappa_a), (... b)); by default fitted
-    by empirical Bayes over the tasks given. Returns (differences, notes).
+    ``n_*``/``c_*``: attempts and successes per shared task, aligned. ``priors``: fixed task
+    priors ((a_A, b_A), (a_B, b_B)) instead of the fitted population priors. ``hyper``: the
+    two agents' posterior (mu, kappa) draws from a hierarchical fit, ((mu_A, kappa_A), (mu_B,
+    kappa_B)), used instead of the Laplace approximation (the same number of draws each).
+    Returns (differences, notes).
     """
+    k = check_k(k)
+    level = check_level("ci_level", ci_level)
     n_a, c_a, n_b, c_b = _check_paired(n_a, c_a, n_b, c_b)
-    notes = []
     ss = np.random.SeedSequence(seed).spawn(3)
-    if priors is None:
-        pa, note_a = task_posterior_draws(n_a, c_a, draws, np.random.default_rng(ss[0]))
-        pb, note_b = task_posterior_draws(n_b, c_b, draws, np.random.default_rng(ss[1]))
-        notes += sorted({x for x in (note_a, note_b) if x})
-    else:
-        (pa0, pb0), (qa0, qb0) = priors
-        pa = np.random.default_rng(ss[0]).beta(pa0 + c_a, pb0 + n_a - c_a, size=(draws, n_a.size))
-        pb = np.random.default_rng(ss[1]).beta(qa0 + c_b, qb0 + n_b - c_b, size=(draws, n_b.size))
-    diffs = paired_from_draws(pa, pb, k=k, ci_level=ci_level)
+    va, note_a = suite_mean_draws(n_a, c_a, k, draws, np.random.default_rng(ss[0]),
+                                  prior=None if priors is None else priors[0],
+                                  hyper=None if hyper is None else hyper[0])
+    vb, note_b = suite_mean_draws(n_b, c_b, k, draws, np.random.default_rng(ss[1]),
+                                  prior=None if priors is None else priors[1],
+                                  hyper=None if hyper is None else hyper[1])
+    notes = sorted({x for x in (note_a, note_b) if x})
+    diffs = [difference_from_draws(name, "suite tasks", va[name], vb[name], ci_level=level,
+                                   tasks=n_a.size) for name, _ in _quantities(k)]
     diffs, notes = _identified(diffs, notes, k, n_a, n_b)
-    new, new_notes = bayesian_bootstrap(n_a, c_a, n_b, c_b, k=k, paired=True, ci_level=ci_level,
+    new, new_notes = bayesian_bootstrap(n_a, c_a, n_b, c_b, k=k, paired=True, ci_level=level,
                                         draws=draws, seed=int(ss[2].generate_state(1)[0]))
     return diffs + new, notes + new_notes
 
@@ -365,19 +446,9 @@ def paired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: fl
 
 
 def _bootstrap_means(values: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """Means of ``values`` (quantities, tasks) over task resamples: (resamples, quantities).
-
-    Resampling T tasks with replacement is a multinomial count vector per resample, so the
-    resampled means are one matrix product (blocked to bound memory).
-    """
-    tasks = values.shape[1]
-    block = max(1, _BLOCK // max(tasks, 1))
-    out = []
-    for start in range(0, resamples, block):
-        size = min(block, resamples - start)
-        counts = rng.multinomial(tasks, np.full(tasks, 1.0 / tasks), size=size)
-        out.append(counts @ values.T / tasks)
-    return np.concatenate(out, axis=0)
+    """Means of ``values`` (one per task) over task resamples with replacement: (resamples,)."""
+    rows, counts = _collapse(np.asarray(values, dtype=float).ravel())
+    return _weighted_means(rows, counts, resamples, rng, bayesian=False)[:, 0]
 
 
 def _percentile_p(d: np.ndarray) -> float:
@@ -429,7 +500,7 @@ def paired_bootstrap(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level
             va = fn(n_a[keep], c_a[keep], k)
             vb = fn(n_b[keep], c_b[keep], k)
         diff = np.asarray(va - vb, dtype=float)
-        boot = _bootstrap_means(diff[None, :], resamples, rng)[:, 0]
+        boot = _bootstrap_means(diff, resamples, rng)
         lo, hi = np.quantile(boot, [lo_q, hi_q])
         out.append(Difference(name, "new task", float(np.mean(va)), float(np.mean(vb)),
                               float(diff.mean()), float(lo), float(hi),
@@ -446,7 +517,9 @@ def _check_counts(name: str, n: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
 
 
 def unpaired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: float = 0.95,
-                   draws: int = 5000, seed: int | None = 0) -> tuple[list[Difference], list[str]]:
+                   draws: int = 5000, seed: int | None = 0,
+                   priors: tuple[tuple[float, float], tuple[float, float]] | None = None,
+                   ) -> tuple[list[Difference], list[str]]:
     """As :func:`paired_bayes` for agents on different tasks: each agent's own tasks, and
     independent Bayesian-bootstrap weights for a new task. Returns (differences, notes)."""
     k = check_k(k)
@@ -454,11 +527,13 @@ def unpaired_bayes(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_level: 
     n_a, c_a = _check_counts("a", n_a, c_a)
     n_b, c_b = _check_counts("b", n_b, c_b)
     ss = np.random.SeedSequence(seed).spawn(3)
-    pa, note_a = task_posterior_draws(n_a, c_a, draws, np.random.default_rng(ss[0]))
-    pb, note_b = task_posterior_draws(n_b, c_b, draws, np.random.default_rng(ss[1]))
+    va, note_a = suite_mean_draws(n_a, c_a, k, draws, np.random.default_rng(ss[0]),
+                                  prior=None if priors is None else priors[0])
+    vb, note_b = suite_mean_draws(n_b, c_b, k, draws, np.random.default_rng(ss[1]),
+                                  prior=None if priors is None else priors[1])
     notes = sorted({x for x in (note_a, note_b) if x})
-    diffs = [difference_from_draws(name, "suite tasks", f(pa).mean(axis=1), f(pb).mean(axis=1),
-                                   ci_level=level) for name, f in _quantities(k)]
+    diffs = [difference_from_draws(name, "suite tasks", va[name], vb[name], ci_level=level)
+             for name, _ in _quantities(k)]
     diffs, notes = _identified(diffs, notes, k, n_a, n_b)
     new, new_notes = bayesian_bootstrap(n_a, c_a, n_b, c_b, k=k, paired=False, ci_level=level,
                                         draws=draws, seed=int(ss[2].generate_state(1)[0]))
@@ -499,8 +574,7 @@ def unpaired_bootstrap(n_a: Any, c_a: Any, n_b: Any, c_b: Any, *, k: int, ci_lev
             fn = pass_at_k_unbiased if name.startswith("pass@") else pass_pow_k_unbiased
             va, vb = fn(n_a[ka], c_a[ka], k), fn(n_b[kb], c_b[kb], k)
         va, vb = np.asarray(va, dtype=float), np.asarray(vb, dtype=float)
-        boot = (_bootstrap_means(va[None, :], resamples, rng)[:, 0]
-                - _bootstrap_means(vb[None, :], resamples, rng)[:, 0])
+        boot = _bootstrap_means(va, resamples, rng) - _bootstrap_means(vb, resamples, rng)
         lo, hi = np.quantile(boot, [lo_q, hi_q])
         out.append(Difference(name, "new task", float(va.mean()), float(vb.mean()),
                               float(va.mean() - vb.mean()), float(lo), float(hi),
@@ -708,7 +782,7 @@ def _is_bayes(mode: Any) -> bool:
 
 
 def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
-                  resamples: int) -> Comparison:
+                  resamples: int, hyper: Any = None) -> Comparison:
     if a.conversations == 0 or b.conversations == 0:
         nan = math.nan
         return Comparison(a.name, b.name, "independent", "nothing judged for one agent", 0,
@@ -731,9 +805,11 @@ def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
         sub = int(stream.generate_state(1)[0])
         if bayes:
             diffs, notes = unpaired_bayes(n_a, c_a, n_b, c_b, k=k, ci_level=level,
-                                          draws=mode.mc_samples, seed=sub)
+                                          draws=mode.mc_samples, seed=sub,
+                                          priors=_conjugate_priors(mode, hyper))
             detail = ("no shared task_id: each agent on its own tasks, per-task Beta posteriors "
-                      "under its population prior, independent Bayesian-bootstrap task weights; "
+                      f"under {_prior_source(mode, hyper)}, independent Bayesian-bootstrap task "
+                      "weights; "
                       f"{level * 100:g}% intervals from {mode.mc_samples} seeded draws")
         else:
             diffs, notes = unpaired_bootstrap(n_a, c_a, n_b, c_b, k=k, ci_level=level,
@@ -745,11 +821,20 @@ def _compare_pair(a: _Agent, b: _Agent, *, k: int, mode: Any, bayes: bool,
     n_b, c_b = (np.array([b.tasks[t][i] for t in shared], dtype=float) for i in (0, 1))
     if bayes:
         draws = mode.mc_samples
+        pair_hyper = None
+        if hyper and a.name in hyper and b.name in hyper:
+            size = min(len(hyper[a.name][0]), len(hyper[b.name][0]))
+            pair_hyper = tuple((np.asarray(hyper[x.name][0])[:size],
+                                np.asarray(hyper[x.name][1])[:size]) for x in (a, b))
+            draws = size
+        priors = None if pair_hyper else _conjugate_priors(mode, hyper)
         diffs, notes = paired_bayes(n_a, c_a, n_b, c_b, k=k, ci_level=level, draws=draws,
-                                    seed=int(stream.generate_state(1)[0]))
-        detail = (f"paired model on {len(shared)} shared tasks: per-task Beta posteriors under each "
-                  "agent's fitted population prior (Laplace-approximated hyperposterior); new task "
-                  "by the Bayesian bootstrap "
+                                    seed=int(stream.generate_state(1)[0]), hyper=pair_hyper,
+                                    priors=priors)
+        source = (f"each agent's population prior (the {getattr(mode, 'method', 'hierarchical')} "
+                  "fit's (mu, kappa) draws)" if pair_hyper else _prior_source(mode, hyper))
+        detail = (f"paired model on {len(shared)} shared tasks: per-task Beta posteriors under "
+                  f"{source}; new task by the Bayesian bootstrap "
                   f"over tasks (Rubin 1981); {level * 100:g}% equal-tailed intervals from "
                   f"{draws} seeded draws")
         return Comparison(a.name, b.name, "paired", detail, len(shared), tuple(diffs), tuple(notes))
@@ -784,19 +869,17 @@ def _ranking(agents: list[_Agent], *, mode: Any, bayes: bool, resamples: int) ->
     if all(a.tasks for a in agents):
         union = sorted({t for a in agents for t in a.tasks})
         index = {t: i for i, t in enumerate(union)}
-        if bayes:
-            g = rng.standard_exponential((size, len(union)))   # shared Dirichlet task weights
-        else:
-            g = rng.multinomial(len(union), np.full(len(union), 1 / len(union)), size=size).astype(float)
-        cols = []
-        for a in agents:
+        # per task of the union: each agent's c/n (0 if absent) and whether it attempted the task;
+        # one weight per task, shared by every agent, then each agent's weighted mean over its tasks
+        table = np.zeros((len(union), 2 * len(agents)))
+        for j, a in enumerate(agents):
             idx = np.array([index[t] for t in a.tasks])
-            n = np.array([v[0] for v in a.tasks.values()], dtype=float)
-            c = np.array([v[1] for v in a.tasks.values()], dtype=float)
-            w = g[:, idx]
-            with np.errstate(invalid="ignore", divide="ignore"):
-                cols.append((w @ (c / n)) / w.sum(axis=1))
-        x = np.stack(cols, axis=1)
+            table[idx, j] = [c / n for n, c in a.tasks.values()]
+            table[idx, len(agents) + j] = 1.0
+        rows, counts = _collapse(*table.T)
+        sums = _weighted_means(rows, counts, size, rng, bayesian=bayes)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            x = sums[:, :len(agents)] / sums[:, len(agents):]
         x = x[~np.isnan(x).any(axis=1)]
         scope = "new task"
         method = ("Bayesian bootstrap over task_ids (Rubin 1981), the same task weights for every "
@@ -819,17 +902,39 @@ def _ranking(agents: list[_Agent], *, mode: Any, bayes: bool, resamples: int) ->
                    hi, gt)
 
 
+def _conjugate_priors(mode: Any, hyper: Any) -> tuple[tuple[float, float], ...] | None:
+    """The run's own Beta(a, b) task prior in the conjugate mode, so the comparison rests on the
+    same per-task posteriors as the suite headline; None (fit the population) otherwise."""
+    if hyper or getattr(mode, "method", "conjugate") != "conjugate":
+        return None
+    a, b = float(mode.beta_prior_a), float(mode.beta_prior_b)
+    return ((a, b), (a, b))
+
+
+def _prior_source(mode: Any, hyper: Any) -> str:
+    priors = _conjugate_priors(mode, hyper)
+    if priors is not None:
+        a, b = priors[0]
+        return f"the run's Beta({a:g}, {b:g}) prior (as the suite headline)"
+    return "each agent's population prior (Laplace-approximated hyperposterior)"
+
+
 def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: Any, *, k: int,
-                   mode: Any, adjust: str = "holm", resamples: int = 4000,
-                   names: Sequence[str] | None = None) -> ComparisonTable:
+                   mode: Any, adjust: str = "holm", resamples: int | None = None,
+                   names: Sequence[str] | None = None,
+                   hyper: dict[str, tuple[Any, Any]] | None = None) -> ComparisonTable:
     """Every pair of agents (in order of first appearance), a ranking and adjusted p-values.
 
     ``agent``, ``task`` (None for none) and ``success`` describe complete conversations, one
     entry each. ``mode`` is the run's :class:`~agenteval.statistical.modes.BayesianMode` (paired
     model) or :class:`~agenteval.statistical.modes.FrequentistMode` (bootstrap / Newcombe).
     ``names``: every agent in order, including any with no complete conversation (their
-    comparisons are NaN and they are left out of the ranking).
+    comparisons are NaN and they are left out of the ranking). ``resamples``: bootstrap
+    resamples (default: the mode's ``bootstrap_samples``, else 4000). ``hyper``: per agent, the
+    (mu, kappa) posterior draws of a hierarchical fit over its tasks, for the paired model.
     """
+    if resamples is None:
+        resamples = int(getattr(mode, "bootstrap_samples", 4000))
     k = check_k(k)
     if adjust not in ("holm", "bh", "none"):
         raise ConfigError(f"adjust must be one of 'holm', 'bh', 'none', got {adjust!r}")
@@ -837,7 +942,8 @@ def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: An
     order = list(dict.fromkeys([*(names or []), *grouped]))
     agents = [grouped.get(name, _Agent(name, {})) for name in order]
     bayes = _is_bayes(mode)
-    comps = [_compare_pair(agents[i], agents[j], k=k, mode=mode, bayes=bayes, resamples=resamples)
+    comps = [_compare_pair(agents[i], agents[j], k=k, mode=mode, bayes=bayes, resamples=resamples,
+                           hyper=hyper)
              for i in range(len(agents)) for j in range(i + 1, len(agents))]
     if not bayes and comps:
         fam: dict[str, list[tuple[int, int]]] = {}  # one family per quantity

@@ -146,8 +146,10 @@ def hyperposterior_draws(n: Any, c: Any, size: int, rng: np.random.Generator
 
     This carries the uncertainty of the population mean into every task's posterior (a plug-in
     empirical-Bayes prior would count the data twice and make the mean over tasks too certain).
-    Where kappa is not identified (one attempt per task) or at its bound, kappa is held at
-    ``fallback`` / the bound and only mu varies; the note says so. Returns (mu, kappa, note).
+    Where kappa is at its upper bound (no detectable spread) only mu varies. Where kappa is not
+    identified (one attempt per task, or every attempt succeeded or failed), mu comes from the
+    pooled attempts under a flat prior and kappa is held at 2 (Beta(1, 1)'s); the note says so.
+    Returns (mu, kappa, note).
     """
     n = np.asarray(n, dtype=float).ravel()
     c = np.asarray(c, dtype=float).ravel()
@@ -156,26 +158,23 @@ def hyperposterior_draws(n: Any, c: Any, size: int, rng: np.random.Generator
     if n.size == 0:
         raise ConfigError("no task has an attempt: nothing to fit")
     nll = _nll(n, c)
-    note = ""
     if np.all(n < 2) or nll.pooled in (0.0, 1.0):
-        kappa0 = _FALLBACK_KAPPA if np.all(n < 2) else _KAPPA_RANGE[1]
-        if np.all(n < 2):
-            note = (f"one attempt per task: the spread of task difficulty is not identified; "
-                    f"kappa = {_FALLBACK_KAPPA:g} assumed")
-        theta = np.array([math.log(min(max(nll.pooled, 1e-6), 1 - 1e-6)
-                                   / (1 - min(max(nll.pooled, 1e-6), 1 - 1e-6))),
-                          math.log(kappa0)])
-        fixed_kappa = True
-    else:
-        theta, _ = _optimum(nll)
-        fixed_kappa = theta[1] >= math.log(_KAPPA_RANGE[1]) - 1e-3
+        # kappa not identified: one attempt per task, or every attempt succeeded (or failed).
+        # mu from the pooled attempts under a flat prior, kappa held at Beta(1, 1)'s 2.
+        why = ("one attempt per task" if np.all(n < 2) else
+               "every attempt succeeded" if nll.pooled == 1.0 else "every attempt failed")
+        note = (f"{why}: the spread of task difficulty is not identified; kappa = "
+                f"{_FALLBACK_KAPPA:g} assumed")
+        mu = np.clip(rng.beta(1.0 + c.sum(), 1.0 + n.sum() - c.sum(), size=size), 1e-9, 1 - 1e-9)
+        return mu, np.full(size, _FALLBACK_KAPPA), note
+    note = ""
+    theta, _ = _optimum(nll)
+    fixed_kappa = theta[1] >= math.log(_KAPPA_RANGE[1]) - 1e-3
     h = 1e-4
     if fixed_kappa:
         e = np.array([h, 0.0])
+        theta = np.array([_optimum_mu(nll, theta[1]), theta[1]])
         d2 = (nll(theta + e) - 2 * nll(theta) + nll(theta - e)) / h ** 2
-        if not np.all(n < 2) and nll.pooled not in (0.0, 1.0):
-            theta = np.array([_optimum_mu(nll, theta[1]), theta[1]])
-            d2 = (nll(theta + e) - 2 * nll(theta) + nll(theta - e)) / h ** 2
         sd = 1.0 / math.sqrt(d2) if d2 > 0 else 0.0
         draws = np.stack([theta[0] + sd * rng.standard_normal(size), np.full(size, theta[1])], 1)
     else:
@@ -191,7 +190,8 @@ def hyperposterior_draws(n: Any, c: Any, size: int, rng: np.random.Generator
         except np.linalg.LinAlgError:
             chol = np.zeros((2, 2))
         draws = theta + rng.standard_normal((size, 2)) @ chol.T
-    mu = 1.0 / (1.0 + np.exp(-draws[:, 0]))
+    # keep both Beta parameters mu kappa and (1 - mu) kappa strictly positive in floating point
+    mu = np.clip(1.0 / (1.0 + np.exp(-np.clip(draws[:, 0], -20, 20))), 1e-9, 1 - 1e-9)
     kappa = np.exp(np.clip(draws[:, 1], *(math.log(x) for x in _KAPPA_RANGE)))
     return mu, kappa, note
 

@@ -136,6 +136,16 @@ def distinct_triples(n: Any, c: Any, groups: Any = None
              else np.asarray(groups, dtype=np.int64).ravel())
     if g_arr.size != n_arr.size:
         raise ConfigError(f"groups must have one entry per unit ({n_arr.size}), got {g_arr.size}")
+    if g_arr.size and g_arr.min() < 0:
+        raise ConfigError("groups must be integer codes >= 0")
+    top = int(n_arr.max()) + 1 if n_arr.size else 1
+    groups_top = int(g_arr.max()) + 1 if g_arr.size else 1
+    if float(groups_top) * top * top < 2.0 ** 62:   # one int64 key per unit: a fast 1-D unique
+        key = (g_arr * top + n_arr) * top + c_arr
+        uniq, inverse, weights = np.unique(key, return_inverse=True, return_counts=True)
+        rest, c_j = np.divmod(uniq, top)
+        g_j, n_j = np.divmod(rest, top)
+        return g_j, n_j, c_j, weights, inverse.ravel()
     rows, inverse, weights = np.unique(np.stack([g_arr, n_arr, c_arr], axis=1), axis=0,
                                        return_inverse=True, return_counts=True)
     return rows[:, 0], rows[:, 1], rows[:, 2], weights, inverse.ravel()

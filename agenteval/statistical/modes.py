@@ -237,6 +237,11 @@ class FrequentistMode(StatisticalMode):
         self.bootstrap_samples = _check_positive_int("bootstrap_samples", bootstrap_samples)
         self.rng_seed = _check_seed(rng_seed)
 
+    def get_params(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this mode (for the results' manifest)."""
+        return {"ci_level": self.ci_level, "interval": self.interval,
+                "bootstrap_samples": self.bootstrap_samples, "rng_seed": self.rng_seed}
+
     def __repr__(self) -> str:
         return (f"FrequentistMode(ci_level={self.ci_level!r}, interval={self.interval!r}, "
                 f"bootstrap_samples={self.bootstrap_samples}, rng_seed={self.rng_seed!r})")
@@ -364,6 +369,17 @@ class BayesianMode(StatisticalMode):
                                        nuts_sampler=nuts_sampler)
         self.share_across_agents = bool(share_across_agents)
         self._fits: dict[bytes, Any] = {}
+
+    def get_params(self) -> dict[str, Any]:
+        """The constructor arguments that rebuild this mode exactly (for the results' manifest)."""
+        s, p = self.sampler, self.prior
+        return {"mc_samples": self.mc_samples, "ci_level": self.ci_level,
+                "beta_prior_a": self.beta_prior_a, "beta_prior_b": self.beta_prior_b,
+                "rng_seed": self.rng_seed, "method": self.method, "draws": s.draws,
+                "tune": s.tune, "chains": s.chains, "cores": s.cores,
+                "target_accept": s.target_accept, "nuts_sampler": s.nuts_sampler,
+                "prior_mu": (p.mu_a, p.mu_b), "prior_log_kappa": (p.log_kappa_mean, p.log_kappa_sd),
+                "share_across_agents": self.share_across_agents}
 
     def __repr__(self) -> str:
         extra = ""

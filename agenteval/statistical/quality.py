@@ -139,15 +139,17 @@ class QualityRow:
 
 
 def assess_agents(agent: Sequence[str], task: Sequence[str | None], success: Any, *, k: int,
-                  mode: Any, thresholds: Thresholds | None = None) -> list[QualityRow]:
+                  mode: Any, thresholds: Thresholds | None = None,
+                  hyper: dict[str, tuple[Any, Any]] | None = None) -> list[QualityRow]:
     """The table per agent from complete conversations (as :func:`compare_agents` takes them).
 
     Where an agent attempted tasks more than once: task-level pass@k / pass^k (mean over its
     tasks; Bayesian: the paired model's per-task posteriors, labels from draws; frequentist: the
     unbiased estimators over tasks with >= k attempts). Otherwise: the pooled conversation rate
-    (Bayesian: exact Beta label probabilities).
+    (Bayesian: exact Beta label probabilities). ``hyper``: per agent, (mu, kappa) draws of a
+    hierarchical fit over its tasks, used for the task-level posterior.
     """
-    from agenteval.statistical.compare import _group, _is_bayes, _seed, task_posterior_draws
+    from agenteval.statistical.compare import _group, _is_bayes, _seed, suite_mean_draws
     from agenteval.statistical.estimators import pass_at_k_unbiased, pass_pow_k_unbiased
 
     k = check_k(k)
@@ -161,9 +163,11 @@ def assess_agents(agent: Sequence[str], task: Sequence[str | None], success: Any
         repeated = n.size > 0 and np.any(n > 1)
         if repeated and bayes:
             rng = np.random.default_rng(_seed(mode.rng_seed, "quality", ag.name))
-            p, _ = task_posterior_draws(n, c, mode.mc_samples, rng)
-            at = (1.0 - (1.0 - p) ** k).mean(axis=1)
-            pw = (p ** k).mean(axis=1)
+            v, _ = suite_mean_draws(n, c, max(k, 2), mode.mc_samples, rng,
+                                    hyper=(hyper or {}).get(ag.name))
+            at, pw = v[f"pass@{max(k, 2)}"], v[f"pass^{max(k, 2)}"]
+            if k == 1:
+                at = pw = v["success"]
             probs = label_probabilities(at, pw, thresholds=t)
             vals = (float(at.mean()), float(pw.mean()))
             basis = f"task-level, {n.size} tasks (posterior draws)"

@@ -148,3 +148,24 @@ def test_file_level_errors(tmp_path):
         load_rag_cases([case(), "oops"])
     with pytest.raises(ConfigError):
         load_rag_cases(42)
+
+
+def test_openai_format_tool_calls_with_tool_messages():
+    record = {"id": "oa", "input": [{"role": "user", "content": "Lisbon or Porto?"}],
+              "expected_output": [
+                  {"role": "assistant", "content": None, "tool_calls": [
+                      {"id": "c1", "type": "function",
+                       "function": {"name": "search", "arguments": '{"query": "Lisbon"}'}},
+                      {"id": "c2", "type": "function",
+                       "function": {"name": "calculator", "arguments": '{"x": 1}'}}]},
+                  {"role": "tool", "tool_call_id": "c1",
+                   "content": json.dumps({"results": ["Lisbon: 545,000", {"text": "t", "id": "d"}]})},
+                  {"role": "tool", "tool_call_id": "c2", "content": "2"},
+                  {"role": "assistant", "content": "Lisbon."}]}
+    [c] = load_rag_cases([record])
+    assert [(s.tool, s.query, len(s.nodes)) for s in c.searches] == [("search", "Lisbon", 2)]
+    assert c.expected_answer == "Lisbon." and c.nodes[1].id == "d"
+    bad = json.loads(json.dumps(record))
+    bad["expected_output"][0]["tool_calls"][0]["function"]["arguments"] = "{oops"
+    with pytest.raises(DataError, match=r"field 'expected_output\[0\].tool_calls\[0\].function.arguments'"):
+        load_rag_cases([bad])

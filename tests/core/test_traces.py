@@ -80,7 +80,9 @@ def test_handcrafted_transcript_field_by_field():
     assert third.ground_truth_agentic is None
 
 
-def test_calls_after_the_final_answer_are_not_counted_and_unanswered_turns_keep_calls():
+def test_calls_after_the_final_answer_are_kept_and_marked_and_unanswered_turns_keep_calls():
+    # Changed deliberately (issue 9 item 4): calls after the final text used to be dropped,
+    # which lost real cancellations and bookings; now every call is kept and marked.
     messages = [
         {"role": "user", "content": "q"},
         {"role": "assistant", "content": None, "tool_calls": [call("a", "first", {})]},
@@ -91,10 +93,13 @@ def test_calls_after_the_final_answer_are_not_counted_and_unanswered_turns_keep_
         {"role": "assistant", "content": None, "tool_calls": [call("c", "never_answered", {})]},
     ]
     ds = dataset_from_openai_messages(messages, session_id="s", assistant_id="b")
-    assert [t.tool_name for t in ds.conversation[0].agentic.tools_used] == ["first"]
+    assert [t.tool_name for t in ds.conversation[0].agentic.tools_used] == ["first", "late"]
+    assert [t.after_answer for t in ds.conversation[0].agentic.tools_used] == [False, True]
     assert ds.conversation[0].agentic.tools_used[0].result == 1
+    assert [t.step for t in ds.conversation[0].agentic.tools_used] == [1, 2]
     assert ds.conversation[1].assistant == ""
     assert [t.tool_name for t in ds.conversation[1].agentic.tools_used] == ["never_answered"]
+    assert ds.conversation[1].agentic.tools_used[0].after_answer is False
     assert ds.conversation[1].agentic.tools_used[0].result is None
     assert ds.context == ""
 
@@ -299,3 +304,81 @@ def test_demo_traces_file():
     used = flight.conversation[0].agentic.tools_used
     assert [(t.tool_name, t.step) for t in used] == [("search_flights", 1), ("book_flight", 2)]
     assert used[1].result == {"status": "confirmed", "confirmation": "K7Q2ZP"}
+
+
+def _random_transcript(rng, turns: int) -> list[dict]:
+    """A transcript whose turns mix text, tool calls (parallel too) and calls after the text;
+    the last turn ends in tool calls (answered or not)."""
+    messages = [{"role": "system", "content": "sys"}]
+    n = 0
+    for t in range(turns):
+        messages.append({"role": "user", "content": f"u{t}"})
+        for _ in range(rng.randint(0, 4)):
+            kind = rng.choice(["text", "calls", "calls+text"])
+            msg = {"role": "assistant", "content": f"text {n}" if "text" in kind else None}
+            if "calls" in kind:
+                calls = [call(f"c{n + j}", f"tool{rng.randint(0, 3)}", {"i": n + j})
+                         for j in range(rng.randint(1, 3))]
+                n += len(calls)
+                msg["tool_calls"] = calls
+                messages.append(msg)
+                for c in calls:
+                    if rng.random() < 0.8:
+                        messages.append({"role": "tool", "tool_call_id": c["id"], "content": "r"})
+            else:
+                messages.append(msg)
+    last = [call(f"c{n}", "final_tool", {"i": n})]
+    messages.append({"role": "assistant", "content": None, "tool_calls": last})
+    return messages
+
+
+def test_every_tool_call_in_is_a_tool_call_out_on_transcripts_ending_in_tool_calls():
+    import random
+
+    rng = random.Random(11)
+    total = 0
+    for case in range(200):
+        messages = _random_transcript(rng, rng.randint(1, 4))
+        ds = dataset_from_openai_messages(messages, session_id=f"s{case}", assistant_id="a")
+        calls_in = [(c["function"]["name"], json.loads(c["function"]["arguments"]))
+                    for m in messages for c in m.get("tool_calls") or []]
+        calls_out = [(t.tool_name, t.parameters) for b in ds.conversation
+                     for t in b.agentic.tools_used]
+        assert calls_out == calls_in
+        assert ds.conversation[-1].agentic.tools_used[-1].tool_name == "final_tool"
+        # marked exactly when the turn's last text came earlier than the call's message
+        expected_marks, turn_calls, last_text = [], [], None
+        for i, m in enumerate(messages + [{"role": "user"}]):
+            if m["role"] == "user":
+                expected_marks += [last_text is not None and j > last_text for j in turn_calls]
+                turn_calls, last_text = [], None
+            elif m["role"] == "assistant":
+                turn_calls += [i] * len(m.get("tool_calls") or [])
+                if m.get("content"):
+                    last_text = i
+        marks = [t.after_answer for b in ds.conversation for t in b.agentic.tools_used]
+        assert marks == expected_marks
+        total += len(calls_in)
+    assert total > 500
+
+
+def test_transcripts_carry_outcomes_scores_and_argument_rules():
+    record = {"session_id": "s", "assistant_id": "a", "outcome": 0.0, "attempt": 3,
+              "messages": [{"role": "user", "content": "q"},
+                           {"role": "assistant", "content": None,
+                            "tool_calls": [call("x", "open", {"path": "/A"})]}],
+              "references": [{"score": 1.0, "expected_tools": [{"tool_name": "open",
+                                                                 "parameters": {"path": "/a"}}],
+                              "argument_matching": {"open.path": "normalized"}}]}
+    [ds] = load_datasets([record])
+    assert (ds.outcome, ds.attempt, ds.conversation[0].score) == (0.0, 3, 1.0)
+    assert ds.conversation[0].ground_truth_agentic.argument_matching == {"open.path": "normalized"}
+    bad = dict(record, references=[dict(record["references"][0],
+                                        argument_matching={"open.path": "fuzzy"})])
+    with pytest.raises(DataError, match="fuzzy") as err:
+        load_datasets([bad])
+    assert "argument_matching" in err.value.field
+    alone = dict(record, references=[{"argument_matching": {"open.path": "exact"}}])
+    with pytest.raises(DataError, match="needs expected_tools") as err:
+        load_datasets([alone])
+    assert err.value.field == "references[0].argument_matching"

@@ -97,7 +97,7 @@ def test_cli_llm_judge_end_to_end_keeps_the_key_out_of_every_file(
     printed = capsys.readouterr().out
     assert "judge: llm" in printed and SECRET not in printed
     assert all(h.get("Authorization") == f"Bearer {SECRET}" for h in server.headers)
-    for path in [*out.iterdir(), cache]:
+    for path in [*(p for p in out.rglob("*") if p.is_file()), cache]:
         assert SECRET.encode() not in path.read_bytes(), path
     first = len(server.requests)
     assert main(args) == 0  # warm cache: no new requests

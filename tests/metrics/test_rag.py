@@ -210,6 +210,12 @@ def test_frequentist_recall_case_intervals_are_wilson():
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z / (1 + z * z / n) * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
         assert (case.ci_low, case.ci_high) == pytest.approx((centre - half, centre + half))
+    from agenteval.statistical.modes import FrequentistMode
+
+    exact = ContextualRecall.run(DEMO, statistical_mode=FrequentistMode(interval="clopper-pearson"))
+    partial = {c.case_id: c for c in exact}["partial-recall"]      # 2 of 3, Clopper-Pearson
+    assert (partial.ci_low, partial.ci_high) == pytest.approx(
+        (stats.beta.ppf(0.025, 2, 2), stats.beta.ppf(0.975, 3, 1)))
 
 
 def test_containers_export_everything():
@@ -229,6 +235,10 @@ def test_containers_export_everything():
     recall = ContextualRecall.run(DEMO)
     assert len(recall.details_dataframe()) == 15 and "pooled" in str(recall.summary())
     assert recall.summary()._repr_html_().startswith("<p><b>contextual_recall")
+    two = results[6]._repr_html_()     # one case: its searches, nodes, verdicts and reasons
+    assert "Porto population" in two and "<td>yes</td>" in two and "key terms" in two
+    partial = recall[4]._repr_html_()
+    assert "2/3 statements attributable" in partial and "search 0 rank 2" in partial
 
 
 def test_options_are_validated():
@@ -237,6 +247,8 @@ def test_options_are_validated():
     with pytest.raises(ConfigError):
         ContextualRecall.run(DEMO, statistical_mode=3)
     assert ContextualRecall.run(DEMO, statistical_mode="bayesian").summary().method
+    with pytest.raises(ConfigError, match="flatten must be True or False"):
+        ContextualPrecision.run(DEMO, flatten="yes")
 
 
 class FailingJudge(CountingJudge):
@@ -273,3 +285,18 @@ def test_demo_file_matches_its_generator():
     done = subprocess.run([sys.executable, str(REPO / "data" / "make_rag_demo.py"), "--check"],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stdout
+
+
+def test_results_reload_from_json(tmp_path):
+    from agenteval.errors import DataError
+    from agenteval.rag_results import RagResults
+
+    for results in (ContextualPrecision.run(DEMO), ContextualRecall.run(DEMO, statistical_mode="bayesian")):
+        path = tmp_path / "r.json"
+        path.write_text(json.dumps(results.to_json()), encoding="utf-8")
+        again = RagResults.from_json(path)
+        assert again.to_json() == results.to_json()
+        assert again.summary().to_text() == results.summary().to_text()
+        assert [c.score for c in again] == [c.score for c in results]
+    with pytest.raises(DataError, match="not agenteval RAG results"):
+        RagResults.from_json({"version": "x"})

@@ -28,11 +28,16 @@ def verdict(body: dict[str, Any]) -> dict[str, Any]:
     name = body["response_format"]["json_schema"]["name"]
     if name.startswith("Statements"):
         text = TEXT_RE.search(user).group(1)
-        return {"statements": [s.strip() for s in text.split("|") if s.strip()]}
+        parts = [s.strip() for s in text.split("|") if s.strip()]
+        return {"statements": parts + parts[:1]}     # a repeated statement is counted once
     if name.startswith("Attributions"):
         [statement] = STATEMENT_RE.findall(user)
-        return {"verdicts": [{"reasoning": "node 0 says so" if "[sup]" in statement else "absent",
-                              "attributed": "[sup]" in statement}]}
+        nodes = NODE_RE.findall(user)
+        supported = "[sup]" in statement
+        # the supporting node: the last one marked [rel] (an index the metric maps to a search)
+        node = max((i for i, n in enumerate(nodes) if "[rel]" in n), default=None)
+        return {"verdicts": [{"reasoning": "node 0 says so" if supported else "absent",
+                              "attributed": supported, "node": node if supported else None}]}
     [node] = NODE_RE.findall(user)
     return {"verdicts": [{"reasoning": "useful" if "[rel]" in node else "off topic",
                           "relevant": "[rel]" in node}]}
@@ -111,6 +116,12 @@ def test_one_request_per_statement_and_hand_computed_recall(server, tmp_path):
     got = {c.case_id: (c.attributable, c.total) for c in results}
     assert got == {"mixed": (1, 2), "perfect": (2, 2), "none": (0, 1), "two": (2, 3)}
     assert results[0].statements[0].reason == "node 0 says so"
+    # the judge names the supporting node by its index in the combined context: node 2 of
+    # "two" is the first result of its second search
+    d1, d2, d3 = {c.case_id: c for c in results}["two"].statements
+    assert (d1.supporting_search, d1.supporting_rank, d1.supporting_text) == (1, 1, "y1 [rel]")
+    assert d3.attributable is False and d3.supporting_rank is None
+    assert {c.case_id: c for c in results}["two"].searches[1]["statements_supported"] == 2
     assert server.max_in_flight <= 4
 
 

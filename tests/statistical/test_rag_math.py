@@ -197,3 +197,19 @@ def test_pooling_tied_cases_leaves_the_bootstrap_distribution_unchanged():
     per_case = rm.mean_interval(np.broadcast_to(x, (draws, x.size)), draws=draws, seed=2)
     assert grouped[0] == pytest.approx(x.mean()) and per_case[0] == pytest.approx(x.mean())
     assert grouped[1:] == pytest.approx(per_case[1:], abs=0.003)
+
+
+def test_moving_a_relevant_node_up_never_lowers_precision():
+    rng = np.random.default_rng(19)
+    for _ in range(300):
+        ranking = list(rng.random(int(rng.integers(2, 10))) < 0.5)
+        hits = [i for i, r in enumerate(ranking) if r]
+        misses = [i for i, r in enumerate(ranking) if not r]
+        earlier = [(h, m) for h in hits for m in misses if m < h]
+        if not earlier:
+            continue
+        h, m = earlier[int(rng.integers(len(earlier)))]
+        swapped = list(ranking)
+        swapped[h], swapped[m] = swapped[m], swapped[h]
+        assert precision_by_definition(swapped) > precision_by_definition(ranking)
+        assert rm.contextual_precision(swapped) > rm.contextual_precision(ranking)

@@ -1,0 +1,391 @@
+"""Argument matching: is a tool call's argument the one the reference expected?
+
+Rules are set per tool or per field, in the data (``ground_truth_agentic.argument_matching``)
+or for the whole run (``Agentic.run(..., argument_matching=...)``, ``--argument-matching``),
+as a mapping from a *key* to a *rule*:
+
+========================  ===================================================================
+key                       applies to
+========================  ===================================================================
+``"*"``                   every argument of every tool
+``"book"``                every argument of tool ``book``
+``"*.date"``              argument ``date`` (and what is inside it) of any tool
+``"book.date"``           argument ``date`` of tool ``book``; ``"book.filter.city"`` a nested key
+========================  ===================================================================
+
+A rule applies to its path and everything beneath it; at each place the most specific key wins
+(tool and path over ``*`` and path, a longer path over a shorter, then the tool, then ``*``),
+the data's rules over the run's for the same key. List positions are not part of a path.
+
+A rule is one mode, or a value mode and a key mode joined by ``+`` (``"subset+normalized"``):
+
+- value modes: ``exact`` (the default): strings identical, numbers equal in value (compared
+  exactly, so ``5 == 5.0`` and ``1e9 == 1000000000`` but ``1000000001 != 1e9`` and
+  ``1e-13 != 0``); ``normalized``: strings equal after Unicode NFKC, case folding and collapsing
+  whitespace (``" New  York" == "new york"``), numbers as in exact; ``numeric`` or
+  ``numeric:TOL``: numbers, and strings that are numbers (``"42"``), equal when
+  ``|a - b| <= TOL * max(|a|, |b|)`` (one relative rule, computed exactly, TOL = 1e-9 unless
+  given; no absolute part, so only 0 equals 0), other strings as in exact;
+- key modes, for objects (and lists): by default both sides need the same keys (lists: the
+  same items in order); ``subset``: the expected keys must be present, extra keys in the call
+  are not charged (lists: every expected item appears somewhere); ``superset``: the call may
+  leave out expected keys, every key it gives must be expected (lists: every item given is
+  expected);
+- ``ignore``: the argument is not compared at all (left out of the score).
+
+Always: ``bool`` is not a number (``True != 1``), ``None`` equals only ``None``, two NaNs are
+equal, infinities equal only themselves, and any other type mismatch (``"5"`` vs ``5`` outside
+numeric mode) is a mismatch.
+
+    >>> compare_parameters({"id": "aB3xQ"}, {"id": "Ab3Xq"}).score
+    0.0
+    >>> compare_parameters({"id": "aB3xQ"}, {"id": "Ab3Xq"},
+    ...                    rules=ArgumentRules({"*.id": "normalized"})).score
+    1.0
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from agenteval._numbers import fold_text
+from agenteval.errors import ConfigError
+
+__all__ = [
+    "DEFAULT_TOLERANCE",
+    "KEY_MODES",
+    "VALUE_MODES",
+    "ArgumentRules",
+    "ParameterComparison",
+    "Rule",
+    "check_argument_matching",
+    "compare_parameters",
+    "parse_rule",
+    "values_equal",
+]
+
+VALUE_MODES = ("exact", "normalized", "numeric")
+KEY_MODES = ("subset", "superset")
+DEFAULT_TOLERANCE = 1e-9
+"""Relative tolerance of ``numeric`` when none is given."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One parsed rule: a value mode, a key mode, or ``ignore``."""
+
+    value: str | None = None       # exact / normalized / numeric
+    keys: str | None = None        # subset / superset
+    tolerance: float = DEFAULT_TOLERANCE
+    ignore: bool = False
+
+    def text(self) -> str:
+        """The rule written back in its canonical form."""
+        if self.ignore:
+            return "ignore"
+        value = self.value
+        if value == "numeric" and self.tolerance != DEFAULT_TOLERANCE:
+            value = f"numeric:{self.tolerance!r}"
+        return "+".join(p for p in (self.keys, value) if p)
+
+
+def parse_rule(spec: Any, *, where: str = "argument_matching") -> Rule:
+    """``"exact"``, ``"numeric:0.01"``, ``"subset+normalized"``, ``"ignore"`` ... -> Rule."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ConfigError(f"{where}: expected a rule such as 'exact', 'normalized', 'numeric', "
+                          f"'numeric:0.01', 'subset', 'superset' or 'ignore', got {spec!r}")
+    value = keys = None
+    tolerance, ignore = DEFAULT_TOLERANCE, False
+    for part in (p.strip().lower() for p in spec.split("+")):
+        name, _, arg = part.partition(":")
+        if name == "ignore" and not arg:
+            ignore = True
+        elif name in KEY_MODES and not arg and keys is None:
+            keys = name
+        elif name in VALUE_MODES and value is None and (not arg or name == "numeric"):
+            value = name
+            if arg:
+                try:
+                    tolerance = float(arg)
+                except ValueError:
+                    tolerance = math.nan
+                if not (math.isfinite(tolerance) and tolerance >= 0):
+                    raise ConfigError(f"{where}: numeric tolerance must be a number >= 0, "
+                                      f"got {arg!r} in {spec!r}")
+        else:
+            raise ConfigError(f"{where}: cannot read {part!r} in rule {spec!r}; modes are "
+                              f"{', '.join(VALUE_MODES + KEY_MODES)} and ignore, at most one "
+                              "value mode and one key mode joined by '+'")
+    if ignore and (value or keys):
+        raise ConfigError(f"{where}: 'ignore' cannot be combined with other modes in {spec!r}")
+    return Rule(value=value, keys=keys, tolerance=tolerance, ignore=ignore)
+
+
+def _check_key(key: Any, where: str) -> str:
+    if not isinstance(key, str) or not key.strip() or any(not p.strip() for p in key.split(".")):
+        raise ConfigError(f"{where}: a key is '*', a tool name, or TOOL.FIELD / *.FIELD "
+                          f"(dotted for nested fields), got {key!r}")
+    return key.strip()
+
+
+def check_argument_matching(spec: Mapping[str, Any] | None, *,
+                            where: str = "argument_matching") -> dict[str, str] | None:
+    """Validate rules; returns them canonical (key -> rule text), or None when none are given."""
+    if spec is None:
+        return None
+    if not isinstance(spec, Mapping):
+        raise ConfigError(f"{where}: expected a mapping of key -> rule, e.g. "
+                          f"{{'*': 'normalized', 'book.date': 'exact'}}, got {spec!r}")
+    return {_check_key(k, where): parse_rule(v, where=f"{where}[{k!r}]").text()
+            for k, v in spec.items()}
+
+
+@functools.lru_cache(maxsize=1024)
+def _parsed(items: tuple[tuple[str, Any], ...]) -> dict[str, Rule]:
+    """Rules parsed once per distinct mapping (the same rules recur on every interaction)."""
+    checked = check_argument_matching(dict(items)) or {}
+    return {key: parse_rule(spec) for key, spec in checked.items()}
+
+
+class ArgumentRules:
+    """Rules for argument comparison, looked up per tool and path.
+
+    ``ArgumentRules(run_rules, data_rules)``: the later mapping wins for the same key.
+    """
+
+    def __init__(self, *layers: Mapping[str, str] | None) -> None:
+        self._rules: dict[str, Rule] = {}
+        for layer in layers:
+            if not layer:
+                continue
+            try:
+                parsed = _parsed(tuple(layer.items()))
+            except (AttributeError, TypeError):  # not a mapping of strings: say so
+                check_argument_matching(layer)
+                raise
+            self._rules.update(parsed)
+
+    def __bool__(self) -> bool:
+        return bool(self._rules)
+
+    def at(self, tool: str, path: tuple[str, ...]) -> tuple[Rule, ...]:
+        """The rules that apply at ``path`` in ``tool``'s arguments, most specific first."""
+        found = []
+        for depth in range(len(path), -1, -1):
+            sub = ".".join(path[:depth])
+            for key in ((f"{tool}.{sub}", f"*.{sub}") if sub else (tool, "*")):
+                rule = self._rules.get(key)
+                if rule is not None:
+                    found.append(rule)
+        return tuple(found)
+
+    def resolve(self, tool: str, path: tuple[str, ...]) -> _Effective:
+        rules = self.at(tool, path)
+        if rules and rules[0].ignore:
+            return _Effective(ignore=True)
+        value = next((r for r in rules if r.value), None)
+        keys = next((r.keys for r in rules if r.keys), None)
+        return _Effective(value=value.value if value else "exact",
+                          tolerance=value.tolerance if value else DEFAULT_TOLERANCE,
+                          keys=keys)
+
+
+@dataclass(frozen=True)
+class _Effective:
+    value: str = "exact"
+    tolerance: float = DEFAULT_TOLERANCE
+    keys: str | None = None
+    ignore: bool = False
+
+
+_NO_RULES = ArgumentRules()
+_DEFAULT = _Effective()
+
+
+# ----------------------------------------------------------------------------- values
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def _as_number(x: Any) -> int | float | None:
+    """A number, or a string that reads as one (numeric mode); None otherwise."""
+    if _is_number(x):
+        return x
+    if isinstance(x, str):
+        text = x.strip()
+        if "_" in text:  # int() and float() accept 1_000; no one writes a number so
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            pass
+        try:
+            return float(text)
+        except ValueError:
+            return None
+    return None
+
+
+def _numbers_equal(a: int | float, b: int | float, rule: _Effective) -> bool:
+    """Exact value equality, or the relative rule in numeric mode (see the module docstring)."""
+    if a == b:  # Python compares int and float exactly
+        return True
+    fa = a if isinstance(a, float) else None
+    fb = b if isinstance(b, float) else None
+    if (fa is not None and math.isnan(fa)) or (fb is not None and math.isnan(fb)):
+        return fa is not None and fb is not None and math.isnan(fa) and math.isnan(fb)
+    if (fa is not None and math.isinf(fa)) or (fb is not None and math.isinf(fb)):
+        return False
+    if rule.value != "numeric":
+        return False
+    ea, eb = Fraction(a), Fraction(b)
+    return abs(ea - eb) <= Fraction(rule.tolerance) * max(abs(ea), abs(eb))
+
+
+def _show(x: Any, limit: int = 60) -> str:
+    text = repr(x)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _union_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """Keys of both mappings, expected ones first, in a stable order."""
+    return list(a) + [k for k in b if k not in a]
+
+
+class _Comparer:
+    """Deep comparison of one tool's arguments under its rules."""
+
+    def __init__(self, rules: ArgumentRules, tool: str) -> None:
+        self.rules = rules
+        self.tool = tool
+
+    def rule(self, path: tuple[str, ...]) -> _Effective:
+        return self.rules.resolve(self.tool, path) if self.rules else _DEFAULT
+
+    def diffs(self, expected: Any, got: Any, path: tuple[str, ...], shown: str) -> list[str]:
+        """Where two values differ, as ``path: expected X, got Y`` lines (empty when equal)."""
+        rule = self.rule(path)
+        if rule.ignore:
+            return []
+        if isinstance(expected, bool) or isinstance(got, bool):
+            same = isinstance(expected, bool) and isinstance(got, bool) and expected == got
+        elif _is_number(expected) and _is_number(got):
+            same = _numbers_equal(expected, got, rule)
+        elif rule.value == "numeric" and (_is_number(expected) or _is_number(got)) and \
+                (_as_number(expected) is not None and _as_number(got) is not None):
+            same = _numbers_equal(_as_number(expected), _as_number(got), rule)  # type: ignore[arg-type]
+        elif isinstance(expected, str) and isinstance(got, str):
+            if expected == got:
+                same = True
+            elif rule.value == "normalized":
+                same = fold_text(expected) == fold_text(got)
+            elif rule.value == "numeric":
+                ea, ga = _as_number(expected), _as_number(got)
+                same = ea is not None and ga is not None and _numbers_equal(ea, ga, rule)
+            else:
+                same = False
+        elif isinstance(expected, Mapping) and isinstance(got, Mapping):
+            return self.mapping_diffs(expected, got, path, shown)[2]
+        elif isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
+            return self.list_diffs(expected, got, path, shown, rule)
+        elif expected is None and got is None:
+            same = True
+        else:
+            same = False
+        return [] if same else [f"{shown}: expected {_show(expected)}, got {_show(got)}"]
+
+    def mapping_diffs(self, expected: Mapping[str, Any], got: Mapping[str, Any],
+                      path: tuple[str, ...], shown: str) -> tuple[int, int, list[str]]:
+        """(keys equal, keys charged as different, mismatch lines) for two objects at ``path``."""
+        keys_mode = self.rule(path).keys
+        matched = charged = 0
+        out: list[str] = []
+        for key in _union_keys(expected, got):
+            sub_path = (*path, str(key))
+            sub = f"{shown}.{key}" if shown else str(key)
+            if self.rule(sub_path).ignore:
+                continue
+            if key not in got:
+                if keys_mode != "superset":
+                    out.append(f"{sub}: missing (expected {_show(expected[key])})")
+                    charged += 1
+            elif key not in expected:
+                if keys_mode != "subset":
+                    out.append(f"{sub}: unexpected (got {_show(got[key])})")
+                    charged += 1
+            else:
+                d = self.diffs(expected[key], got[key], sub_path, sub)
+                if d:
+                    out.extend(d)
+                    charged += 1
+                else:
+                    matched += 1
+        return matched, charged, out
+
+    def list_diffs(self, expected: Any, got: Any, path: tuple[str, ...], shown: str,
+                   rule: _Effective) -> list[str]:
+        if rule.keys == "subset":
+            lost = [e for e in expected if not any(not self.diffs(e, g, path, shown) for g in got)]
+            return [f"{shown}: expected item {_show(e)} not found" for e in lost]
+        if rule.keys == "superset":
+            extra = [g for g in got if not any(not self.diffs(e, g, path, shown) for e in expected)]
+            return [f"{shown}: unexpected item {_show(g)}" for g in extra]
+        if len(expected) != len(got):
+            return [f"{shown}: expected {len(expected)} items {_show(expected)}, "
+                    f"got {len(got)} items {_show(got)}"]
+        out: list[str] = []
+        for i, (e, g) in enumerate(zip(expected, got)):
+            out.extend(self.diffs(e, g, path, f"{shown}[{i}]"))
+        return out
+
+
+def values_equal(expected: Any, got: Any, *, rule: str = "exact") -> bool:
+    """Deep equality of two argument values under one rule (module docstring).
+
+    >>> values_equal(5, 5.0), values_equal("/Home/a.txt", "/home/a.txt")
+    (True, False)
+    >>> values_equal(1000000001, 1e9, rule="numeric"), values_equal(1e-13, 0, rule="numeric")
+    (True, False)
+    """
+    comparer = _Comparer(ArgumentRules({"*": rule}), "")
+    return not comparer.diffs(expected, got, (), "value")
+
+
+@dataclass(frozen=True)
+class ParameterComparison:
+    """Agreement of one used call's arguments with one expected call's."""
+
+    matched_keys: int
+    total_keys: int
+    mismatches: tuple[str, ...] = ()
+
+    @property
+    def fraction(self) -> Fraction:
+        """Exact score: matching keys / keys compared (1 when none are compared)."""
+        return Fraction(1) if self.total_keys == 0 else Fraction(self.matched_keys, self.total_keys)
+
+    @property
+    def score(self) -> float:
+        return float(self.fraction)
+
+
+def compare_parameters(expected: Mapping[str, Any], got: Mapping[str, Any], *,
+                       rules: ArgumentRules | None = None, tool: str = "") -> ParameterComparison:
+    """Compare argument dicts key by key under ``rules`` (for ``tool``).
+
+    The score is matching keys over the keys compared: the union of both sides' keys, less
+    ignored ones, less keys the key mode does not charge (extra keys under ``subset``, left-out
+    ones under ``superset``). Each mismatch is explained with its nested path.
+    """
+    comparer = _Comparer(rules if rules is not None else _NO_RULES, tool)
+    if comparer.rule(()).ignore:
+        return ParameterComparison(0, 0, ())
+    matched, charged, mismatches = comparer.mapping_diffs(expected, got, (), "")
+    return ParameterComparison(matched, matched + charged, tuple(mismatches))

@@ -1,0 +1,49 @@
+"""The collector helpers used around loading and scoring leave the collector as they found it."""
+
+from __future__ import annotations
+
+import gc
+
+import pytest
+
+from agenteval._gc import collector_paused, existing_objects_frozen
+
+
+def test_paused_collector_comes_back_on_even_after_an_error():
+    assert gc.isenabled()
+    with pytest.raises(ValueError), collector_paused():
+        assert not gc.isenabled()
+        raise ValueError("boom")
+    assert gc.isenabled()
+
+
+def test_a_caller_who_turned_the_collector_off_keeps_it_off():
+    gc.disable()
+    try:
+        with collector_paused():
+            pass
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+
+def test_frozen_objects_are_handed_back():
+    assert gc.get_freeze_count() == 0
+    with existing_objects_frozen():
+        assert gc.get_freeze_count() > 0
+        garbage = []
+        garbage.append(garbage)  # a cycle made inside is still collected
+        del garbage
+        assert gc.collect() >= 1
+    assert gc.get_freeze_count() == 0
+
+
+def test_someone_elses_freeze_is_left_alone():
+    gc.freeze()
+    try:
+        before = gc.get_freeze_count()
+        with existing_objects_frozen():
+            pass
+        assert gc.get_freeze_count() == before
+    finally:
+        gc.unfreeze()
