@@ -86,5 +86,17 @@ def test_progress_is_a_widget_in_a_notebook() -> None:
     assert nbformat.validate(nb) is None
 
 
+def test_figures_show_inline_after_the_results_display() -> None:
+    """The results' own figure (drawn inside paper_style) must not switch inline figures off."""
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    nb = new_notebook(cells=[
+        new_code_cell("%load_ext agenteval\n%agentic_eval ../data/agentic_demo.jsonl --k 3 --mode bayesian"),
+        new_code_cell("from agenteval.plots import plot_priors\nfig = plot_priors(10, 8, {'uniform': (1, 1)})"),
+    ])
+    _execute(nb, REPO / "notebooks")
+    assert any("image/png" in o.get("data", {}) for o in nb.cells[1].outputs)
+
+
 def test_there_is_a_notebook() -> None:
     assert len(NOTEBOOKS) >= 4

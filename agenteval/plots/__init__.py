@@ -85,8 +85,19 @@ def paper_style() -> Iterator[None]:
     plt = _pyplot()
     from cycler import cycler
 
-    with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}):
-        yield
+    import matplotlib
+
+    interactive = matplotlib.is_interactive()
+    try:
+        with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}):
+            try:
+                yield
+            finally:
+                interactive = matplotlib.is_interactive()
+    finally:
+        # a backend first activated inside (Jupyter's inline one turns interactive mode on) must
+        # stay active: rc_context would restore the old value and stop figures from showing
+        matplotlib.interactive(interactive)
 
 
 def figure_axes(ax: Axes | None = None, *, size: tuple[float, float] = COLUMN,
