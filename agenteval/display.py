@@ -221,6 +221,8 @@ def _table_of(models: Sequence[Any], k: int, *, keys: Sequence[str] | None = Non
     shown = []
     for name in names:
         values = [r.get(name) for r in records]
+        if all(_missing(v) for v in values) and name != "group":
+            continue  # a column of n/a says nothing (e.g. p-values in a Bayesian run)
         if all(isinstance(v, str) for v in values) and name not in ("group", "agent", "agent_a",
                                                                       "agent_b", "unit", "level"):
             if len(set(values)) == 1:
@@ -283,7 +285,8 @@ def _summary_body(summary: Any, figure: str = "") -> str:
         row_notes = [t for r in rows for t in (getattr(r, "note", ""),) if t]
         parts.append(_notes(notes + row_notes))
         if len(rest) > 1:
-            details = ("<details><summary>Task level, pooled plug-in and other estimates</summary>"
+            details = ('<details class="estimates"><summary>Task level, pooled plug-in and other '
+                       "estimates</summary>"
                        f"{rest_table}{_notes(rest_notes)}</details>")
     body = f'<div class="summary-box"><div>{"".join(parts)}</div>{figure}</div>{details}'
     if summary.comparisons:
@@ -325,8 +328,8 @@ def _conversations(results: Any) -> str:
     table = records_table(shown, k=results.k, skip=("k", "threshold"),
                           descriptions=_descriptions(AgenticMetric))
     opened = " open" if len(records) <= OPEN_ROWS else ""
-    return (f"<details{opened}><summary>Per-conversation results ({len(records)})</summary>"
-            f"{table}{note}</details>")
+    return (f'<details class="conversations"{opened}><summary>Per-conversation results '
+            f"({len(records)})</summary>{table}{note}</details>")
 
 
 def posterior_png(results: Any) -> bytes | None:

@@ -90,11 +90,11 @@ def test_posterior_figure_draws_each_groups_beta_density(bayes: Any) -> None:
 
 
 def test_long_tables_start_collapsed(bayes: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert "<details><summary>Per-conversation results (73)</summary>" in results_html(bayes)
+    assert '<details class="conversations"><summary>Per-conversation results (73)</summary>' in results_html(bayes)
     few = Agentic.run([{"session_id": f"s{i}", "assistant_id": "a", "conversation": [
         {"qa_id": "q", "query": "1+1?", "assistant": "2", "ground_truth_assistant": "2"}]}
         for i in range(3)], k=1)
-    assert "<details open><summary>Per-conversation results (3)</summary>" in results_html(few)
+    assert '<details class="conversations" open><summary>Per-conversation results (3)</summary>' in results_html(few)
     import agenteval.display as display
 
     monkeypatch.setattr(display, "MAX_ROWS", 10)

@@ -141,14 +141,22 @@ def test_quickstart_runs_in_jupyterlab_and_renders_results(lab: tuple[str, str])
             explorer_img.wait_for()
 
             # the long per-conversation table starts collapsed and opens on a click
-            details = results.locator("details")
+            details = results.locator("details.conversations")
             assert not details.get_attribute("open") and not details.locator("table").is_visible()
 
-            page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").click()  # more room
+            page.screenshot(path=str(ARTIFACTS / "jupyterlab-page.png"))
+            # the magic's cell, whole, in a window tall enough to hold it; and its top part
+            # (summary, figure, comparisons) for the README
+            page.locator(".jp-SideBar.jp-mod-left .lm-TabBar-tab.lm-mod-current").click()
+            page.set_viewport_size({"width": 1500, "height": 2600})
             cell = page.locator(".jp-NotebookPanel .jp-CodeCell").nth(1)
             cell.scroll_into_view_if_needed()
-            cell.screenshot(path=str(ARTIFACTS / "jupyterlab-results.png"))
-            page.screenshot(path=str(ARTIFACTS / "jupyterlab-page.png"))
+            cell.screenshot(path=str(ARTIFACTS / "jupyterlab-results-cell.png"))
+            top = cell.bounding_box()
+            end = results.locator("p:has-text('Agent comparisons') + table").bounding_box()
+            page.screenshot(path=str(ARTIFACTS / "jupyterlab-results.png"), clip={
+                "x": top["x"], "y": top["y"], "width": top["width"],
+                "height": end["y"] + end["height"] + 8 - top["y"]})
 
             details.locator("summary").click()
             details.locator("table").wait_for(state="visible")
