@@ -104,11 +104,15 @@ def parse_cell(text: str, workdir: Path) -> tuple[Any, list[int] | None]:
         raise DataError(f"not JSON lines, and not valid YAML: {problem}", source=CELL,
                         line=None if mark is None else mark.line + 1) from None
     if len(docs) == 1 and isinstance(docs[0], list):
-        return docs[0], [item.start_mark.line + 1 for item in nodes[0].value]
-    if not all(isinstance(d, Mapping) for d in docs):
-        raise DataError("expected conversations: a YAML list of mappings, one mapping, or "
-                        "several '---' documents", source=CELL)
-    return docs, [node.start_mark.line + 1 for node in nodes]
+        docs, lines = docs[0], [item.start_mark.line + 1 for item in nodes[0].value]
+    else:
+        lines = [node.start_mark.line + 1 for node in nodes]
+    for doc, line in zip(docs, lines):
+        if not isinstance(doc, Mapping):
+            raise DataError(f"expected a conversation (a mapping with session_id, assistant_id, "
+                            f"conversation), got {type(doc).__name__} {str(doc)[:40]!r}",
+                            source=CELL, line=line)
+    return docs, lines
 
 
 @magics_class
@@ -133,6 +137,9 @@ class AgentEvalMagics(Magics):
             args = build_parser().parse_args(argv)
         except _HelpShown:
             return None
+        if cell is not None and len(args.data) > 1:
+            raise UsageError(f"%{PROG}: the cell body is the data; give no SOURCE on the line "
+                             f"(got {' '.join(str(p) for p in args.data[1:])})")
         if args.output_name is not None and not args.output_name.isidentifier():
             raise UsageError(f"-o {args.output_name}: not a valid Python variable name")
         from agenteval.cli.run import _print_warnings, evaluate_args

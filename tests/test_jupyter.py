@@ -242,7 +242,7 @@ def _usage_error(shell: Any, capsys: pytest.CaptureFixture[str], code: str) -> s
     ("%agentic_eval README.md --k 1", "unsupported file type '.md'"),
     ("%%agentic_eval --k 1\n", "the cell body is empty"),
     ("%%agentic_eval --k 1\n  \n", "the cell is empty"),
-    ("%%agentic_eval data/agentic_demo.jsonl --k 1\n{}", "unrecognized arguments"),
+    ("%%agentic_eval data/agentic_demo.jsonl --k 1\n{}", "the cell body is the data; give no SOURCE"),
     ("%%agentic_eval --k 1\n" + json.dumps(ONE) + "\n{\"session_id\": \"s9\"",
      "%%agentic_eval cell, line 3: malformed JSON"),
     ("%%agentic_eval --k 1\n" + json.dumps(ONE) + "\n" + json.dumps(ONE),
@@ -251,8 +251,8 @@ def _usage_error(shell: Any, capsys: pytest.CaptureFixture[str], code: str) -> s
      "%%agentic_eval cell, line 14, field 'conversation[0].query': missing required field"),  # where the item starts
     ("%%agentic_eval --k 1\n- a: 1\n  b: c: d\n",
      "%%agentic_eval cell, line 3: not JSON lines, and not valid YAML: mapping values are not allowed"),
-    ("%%agentic_eval --k 1\n- just\n- words\n", "%%agentic_eval cell, line 2: expected a JSON object (one conversation)"),
-    ("%%agentic_eval --k 1\n- {a: 1}\n---\n- {b: 2}\n", "expected conversations"),
+    ("%%agentic_eval --k 1\n- just\n- words\n", "%%agentic_eval cell, line 2: expected a conversation (a mapping with session_id"),
+    ("%%agentic_eval --k 1\n- {a: 1}\n---\n- {b: 2}\n", "line 2: expected a conversation"),
 ])
 def test_user_errors_are_one_line(shell: Any, capsys: pytest.CaptureFixture[str], code: str,
                                   message: str) -> None:
@@ -298,3 +298,18 @@ def test_the_magic_accepts_every_cli_option() -> None:
 def test_load_ext_registers_both_forms(shell: Any) -> None:
     magics = shell.magics_manager.magics
     assert "agentic_eval" in magics["line"] and "agentic_eval" in magics["cell"]
+
+
+def test_several_files_as_the_cli_reads_them(shell: Any, tmp_path: Path) -> None:
+    """SOURCE may be several files (one per agent), exactly as `agenteval run a b`."""
+    from agenteval import load_datasets
+
+    lines = DEMO.read_text().splitlines()
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("\n".join(x for x in lines if '"agent-gpt-small"' in x) + "\n")
+    b.write_text("\n".join(x for x in lines if '"agent-gpt-small"' not in x) + "\n")
+    out = run(shell, f"r = %agentic_eval {a} {b} --k 3")
+    assert out.success
+    same(shell.user_ns["r"], Agentic.run(load_datasets([str(a), str(b)]), k=3,
+                                         statistical_mode=BayesianMode()))
+    assert shell.user_ns["r"].to_json()["manifest"]["data"]["files"][1]["path"] == str(b)
