@@ -472,7 +472,7 @@ details.inter { margin: 6px 0 10px; padding-left: 8px; border-left: 3px solid va
 details.inter > summary { cursor: pointer; }
 .tool { margin: 4px 0 0; } pre { background: var(--bg2); padding: 6px 8px; overflow-x: auto;
   white-space: pre-wrap; font-size: 12px; }
-figure { display: inline-block; margin: 8px 12px 8px 0; } figure img { max-width: 560px; width: 100%;
+figure { display: inline-block; margin: 8px 12px 8px 0; vertical-align: top; } figure img { max-width: 560px; width: 100%;
   border: 1px solid var(--line); } figcaption { color: var(--muted); font-size: 12px; }
 .tools { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 6px 0; }
 .tools input[type=search] { width: 320px; padding: 4px 6px; }

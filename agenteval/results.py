@@ -356,7 +356,7 @@ class AgenticResults(list[AgenticMetric]):
                 mu, kappa = task_fit.flat
                 order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
                 a_, b_ = mu * kappa, (1 - mu) * kappa
-                new = {"pass_pow_k": est_pow(a_, b_, k), "pass_at_k": est_at(a_, b_, k)}
+                new = {"pass_pow_k": _beta_pow(a_, b_, k), "pass_at_k": _beta_at(a_, b_, k)}
                 for key, v in new.items():
                     full_v = np.full((total, len(names)), np.nan)
                     for g, j in enumerate(order):
@@ -564,13 +564,13 @@ class NotIdentifiedWarning(UserWarning):
     """A requested quantity is not identified by the data (e.g. pass^k with one attempt per task)."""
 
 
-def est_pow(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+def _beta_pow(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     from agenteval.statistical.estimators import beta_pass_pow_k_mean
 
     return beta_pass_pow_k_mean(a, b, k)
 
 
-def est_at(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
+def _beta_at(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
     from agenteval.statistical.estimators import beta_pass_at_k_mean
 
     return beta_pass_at_k_mean(a, b, k)

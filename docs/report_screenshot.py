@@ -17,7 +17,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 def main(report: str, png: str) -> None:
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        page = browser.new_page(viewport={"width": 1200, "height": 1500})
+        page = browser.new_page(viewport={"width": 1200, "height": 3100})
         page.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:"))
                    else r.abort())
         page.goto(Path(report).resolve().as_uri())

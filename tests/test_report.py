@@ -30,8 +30,7 @@ def _png(width: int = 24, height: int = 12) -> bytes:
             + chunk(b"IEND", b""))
 
 
-@pytest.fixture
-def run_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
+def _make_run(folder: Path) -> Path:
     """The demo plus a conversation with a hostile answer and one the judge cannot score,
     evaluated by the CLI into an --out folder that already holds a figure."""
     extra = [
@@ -41,14 +40,19 @@ def run_dir(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Path:
         {"session_id": "no-ref-1", "assistant_id": "agent-planner-v2",
          "conversation": [{"qa_id": "n1", "query": "Say hi", "assistant": "hi"}]},
     ]
-    data = tmp_path / "data.jsonl"
+    data = folder / "data.jsonl"
     data.write_text(DEMO.read_text() + "".join(json.dumps(e) + "\n" for e in extra))
-    out = tmp_path / "out"
+    out = folder / "out"
     out.mkdir()
     (out / "pass_k_posterior.png").write_bytes(_png())
     assert main(["run", str(data), "--out", str(out), "--min-judged", "0"]) == 0
-    capsys.readouterr()
     return out
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One run shared by the read-only report tests (the run draws figures: seconds)."""
+    return _make_run(tmp_path_factory.mktemp("report-run"))
 
 
 def test_report_holds_every_conversation_escaped_and_offline(run_dir: Path) -> None:
@@ -73,6 +77,11 @@ def test_report_holds_every_conversation_escaped_and_offline(run_dir: Path) -> N
     assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//""", page)
     assert "@import" not in page and "url(http" not in page
     assert f"data:image/png;base64,{base64.b64encode(_png()).decode()}" in page
+    # and the run's own figures (Bayesian mode writes them to figures/), each embedded
+    made = sorted((run_dir / "figures").glob("*.png")) if (run_dir / "figures").is_dir() else []
+    assert page.count("<figure>") == 1 + len(made)
+    for png in made:
+        assert base64.b64encode(png.read_bytes()).decode() in page
 
 
 def _chromium_ready() -> str | None:
@@ -159,8 +168,10 @@ def test_readme_shows_the_committed_screenshot() -> None:
     assert png.startswith(b"\x89PNG") and len(png) > 10_000
 
 
-def test_show_rewrites_the_report_with_the_data_when_unchanged(run_dir: Path, tmp_path: Path,
+def test_show_rewrites_the_report_with_the_data_when_unchanged(tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    run_dir = _make_run(tmp_path)          # its own run: this test changes the data file
+    capsys.readouterr()
     again = tmp_path / "again.html"
     assert main(["show", str(run_dir), "--report", str(again)]) == 0
     assert "verdicts only" not in capsys.readouterr().err

@@ -77,12 +77,13 @@ def test_round_trip_restores_summary_dataframes_and_comparisons(tmp_path: Path, 
 
 def test_from_json_and_the_out_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    assert main(["run", str(DEMO), "--k", "2", "--out", str(out)]) == 0
+    # frequentist: the same files without the posterior figures, which only cost time here
+    assert main(["run", str(DEMO), "--k", "2", "--mode", "frequentist", "--out", str(out)]) == 0
     capsys.readouterr()
     data = json.loads((out / "results.json").read_text())
     by_method = AgenticResults.from_json(data)
     by_folder = agenteval.load_results(out)
-    fresh = agenteval.Agentic.run(str(DEMO), k=2, statistical_mode=BayesianMode())
+    fresh = agenteval.Agentic.run(str(DEMO), k=2, statistical_mode=FrequentistMode())
     _assert_same(fresh, by_method)
     _assert_same(fresh, by_folder)
     # the summary CSV the run wrote is the reloaded summary's, written the same way
@@ -93,11 +94,9 @@ def test_from_json_and_the_out_folder(tmp_path: Path, capsys: pytest.CaptureFixt
 
 def test_manifest_records_versions_data_mode_and_command(tmp_path: Path,
                                                         capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "out"
-    args = ["run", str(DEMO), "--k", "4", "--mode", "bayesian", "--prior", "2", "3", "--out", str(out)]
+    args = ["run", str(DEMO), "--k", "4", "--mode", "bayesian", "--prior", "2", "3", "--format", "json"]
     assert main(args) == 0
-    capsys.readouterr()
-    manifest = json.loads((out / "results.json").read_text())["manifest"]
+    manifest = json.loads(capsys.readouterr().out)["manifest"]
     assert manifest["agenteval"] == agenteval.__version__
     for lib in ("numpy", "scipy", "pandas", "pydantic"):
         assert manifest["libraries"][lib] == metadata.version(lib)
@@ -189,14 +188,14 @@ def test_a_summary_from_another_schema_is_recomputed(tmp_path: Path) -> None:
 
 def test_show_prints_the_past_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
-    assert main(["run", str(DEMO), "--out", str(out)]) == 0
+    assert main(["run", str(DEMO), "--mode", "frequentist", "--out", str(out)]) == 0
     capsys.readouterr()
     assert main(["show", str(out)]) == 0
     text = capsys.readouterr().out
-    fresh = agenteval.Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode())
+    fresh = agenteval.Agentic.run(str(DEMO), k=3, statistical_mode=FrequentistMode())
     assert fresh.summary().to_text() in text
     assert f"sha256 {hashlib.sha256(DEMO.read_bytes()).hexdigest()[:12]}" in text
-    assert "agenteval run" in text and "BayesianMode(" in text
+    assert "agenteval run" in text and "FrequentistMode(" in text
     assert main(["show", str(out / "results.json"), "--conversations"]) == 0
     assert "calc-discount-gpt-small-1" in capsys.readouterr().out
     assert main(["show", str(out), "--format", "json"]) == 0
@@ -258,3 +257,17 @@ def test_a_call_on_in_memory_data_is_described_without_the_data() -> None:
     manifest = agenteval.Agentic.run(records, k=1).to_json()["manifest"]
     assert manifest["call"].startswith(f"Agentic.run(<{len(records)} list items>, model=None, k=1")
     assert manifest["data"] is None
+
+
+def test_reloaded_results_give_the_same_inference_data(tmp_path: Path) -> None:
+    np = pytest.importorskip("numpy")
+    original = agenteval.Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode())
+    if not hasattr(original, "to_inference_data"):
+        pytest.skip("no ArviZ export in this build")
+    pytest.importorskip("arviz")
+    loaded = load_results(_save(original, tmp_path / "results.json"))
+    a, b = original.to_inference_data(), loaded.to_inference_data()
+    assert list(a.groups()) == list(b.groups())
+    for group in a.groups():
+        for name, var in a[group].data_vars.items():
+            np.testing.assert_array_equal(var.values, b[group][name].values)

@@ -321,6 +321,20 @@ class BayesianMode(StatisticalMode):
     is used only for returned samples and comparisons, seeded per call from ``rng_seed`` so
     results never depend on call order, reuse of the object, or a conversation's position.
     ``n == 0`` gives the prior.
+
+    ``method`` chooses how units (conversations, and tasks for the suite headline) are estimated:
+
+    - ``"conjugate"`` (default): each unit on its own under Beta(beta_prior_a, beta_prior_b);
+    - ``"hierarchical"``: partial pooling within each agent by the marginal Beta-Binomial model of
+      :mod:`agenteval.statistical.hierarchical`, sampled with NUTS (``draws``, ``tune``,
+      ``chains``, ``cores``, ``target_accept``, ``nuts_sampler``; seeded by ``rng_seed``, for
+      which ``random_seed`` is an alias); priors ``mu ~ Beta(*prior_mu)`` and
+      ``log kappa ~ Normal(*prior_log_kappa)``; ``share_across_agents=True`` puts the agents'
+      logit mu and log kappa under a shared Normal hyperprior (then ``prior_mu`` is not used);
+    - ``"empirical_bayes"``: the same model, its mode found by optimisation and its uncertainty
+      by the Laplace approximation; no sampler, no compilation.
+
+    The share of fully correct conversations (one rate per group) stays conjugate in every method.
     """
 
     METHODS = ("conjugate", "empirical_bayes", "hierarchical")

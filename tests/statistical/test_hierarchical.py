@@ -183,3 +183,20 @@ def test_hierarchical_mode_end_to_end_reports_diagnostics() -> None:
 def test_bad_hierarchical_options(kwargs: dict) -> None:
     with pytest.raises(ConfigError):
         BayesianMode(**kwargs)
+
+
+def test_shared_hyperprior_across_agents_samples_and_orders_agents() -> None:
+    rng = np.random.default_rng(21)
+    n1, c1, _ = _suite(rng, 15, mu=0.8)
+    n2, c2, _ = _suite(rng, 15, mu=0.3)
+    n, c = np.r_[n1, n2], np.r_[c1, c2]
+    groups = np.r_[np.zeros(15, int), np.ones(15, int)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", hier.ConvergenceWarning)   # judged below, not here
+        fit = hier.fit_mcmc(n, c, groups, share_across_agents=True, group_names=["a", "b"], seed=3,
+                            sampler=hier.SamplerSettings(draws=400, tune=600, chains=2))
+    assert fit.mu.shape == (2, 400, 2)
+    assert fit.diagnostics["r_hat_max"] < 1.05
+    mu = fit.mu.mean(axis=(0, 1))
+    assert mu[0] > 0.6 > 0.45 > mu[1]
+    assert "mu_loc" in fit.idata.posterior and "log_kappa_scale" in fit.idata.posterior
