@@ -60,7 +60,7 @@ $(PEER_STAMP):
 
 bench: setup
 	-@$(MAKE) --no-print-directory $(PEER_STAMP)
-	$(BIN)/python benchmarks/run_all.py $(if $(BASELINE),--baseline $(BASELINE))
+	AGENTEVAL_BENCH_PEER=$(BENCH_VENV)/bin/python $(BIN)/python benchmarks/run_all.py $(if $(BASELINE),--baseline $(BASELINE))
 
 ## Re-resolve pinned versions in a scratch venv.
 lock:

@@ -1,16 +1,22 @@
-"""Benchmark the LLM judge: sequential vs concurrent judging, then a warm-cache re-run.
+"""Benchmark the LLM judge: inside ``Agentic.run``, then sequential vs concurrent, then a re-run.
 
 A local OpenAI-compatible server (tests/judge/openai_server.py, in its own process) answers every
-request after a fixed latency (50 ms by default). In one run the script judges the same N
-interactions (1,000 by default, all distinct):
+request after a fixed latency (50 ms by default). In one run the script judges N distinct
+interactions (1,000 by default):
 
-1. sequentially (``max_concurrency=1``), all N, no cache: about N x latency (50 s at defaults);
-2. with the default concurrency (16), all N, cold cache; reports the speed-up over (1) and the
-   share of the ideal time ``calls x latency / concurrency`` reached;
-3. again with a new judge on the same cache file: zero calls, zero requests at the server.
+1. inside ``Agentic.run`` (what a user runs), concurrency 16, no cache, the judge built before
+   the clock starts: wall time, the share of the ideal ``calls x latency / concurrency`` reached,
+   and the client's CPU per call (this process's CPU time over calls; the server runs elsewhere);
+2. ``judge_answers`` sequentially (``max_concurrency=1``): about N x latency;
+3. ``judge_answers`` concurrently, cold cache: speed-up over (2) and share of the ideal;
+4. again with a new judge on the same cache file: zero calls, zero requests at the server.
 
 Prints one JSON line, with the load average before and after so a busy machine shows.
 Run: ``.venv/bin/python benchmarks/bench_judge.py``.
+
+``--compare DIR [DIR ...]`` measures (1) for several checkouts of agenteval (e.g. main and a
+branch), alternating between them ``--repeats`` times in one run, and prints medians and ratios:
+the fair way to compare on a shared, noisy machine. ``--agentic-only`` runs (1) alone.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,7 +33,8 @@ import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+if "AGENTEVAL_BENCH_CODE" not in os.environ:
+    sys.path.insert(0, str(ROOT))
 
 
 def _stats(base_url: str) -> dict:
@@ -35,22 +43,90 @@ def _stats(base_url: str) -> dict:
         return json.loads(response.read())
 
 
-def main() -> None:
-    from agenteval.judge.base import AnswerItem
+def _server(latency: float) -> tuple[subprocess.Popen, str]:
+    server = subprocess.Popen(
+        [sys.executable, str(ROOT / "tests" / "judge" / "openai_server.py"),
+         "--latency", str(latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    return server, server.stdout.readline().strip()  # type: ignore[union-attr]
+
+
+def agentic_run(base_url: str, n: int, latency: float, concurrency: int) -> dict:
+    """Phase (1): N interactions (200 conversations of N/200) through ``Agentic.run``."""
+    from agenteval import Agentic
     from agenteval.judge.llm import LLMJudge
 
+    per = max(1, n // 200)
+    rows = [{"session_id": f"s{c}", "assistant_id": "bench", "conversation": [
+        {"qa_id": f"q{j}", "query": f"question {c}-{j}", "assistant": f"answer {c}-{j}",
+         "ground_truth_assistant": f"truth {c}-{j}"} for j in range(per)]}
+        for c in range((n + per - 1) // per)]
+    judge = LLMJudge("bench-model", base_url=base_url, api_key="bench", progress=False,
+                     cache=False, max_concurrency=concurrency)
+    before = _stats(base_url)["requests"]
+    cpu0, t0 = time.process_time(), time.perf_counter()
+    results = Agentic.run(rows, judge, 1)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    calls = results.judge_run.calls
+    ideal = calls * latency / concurrency
+    return {"agentic_s": round(wall, 3), "agentic_calls": calls,
+            "agentic_server_requests": _stats(base_url)["requests"] - before,
+            "agentic_ideal_s": round(ideal, 3), "agentic_share_of_ideal": round(ideal / wall, 3),
+            "agentic_cpu_ms_per_call": round(1000 * cpu / max(calls, 1), 3),
+            "agentic_judged": sum(m.total_interactions for m in results)}
+
+
+def compare(dirs: list[str], args: argparse.Namespace) -> None:
+    """Phase (1) for each checkout in ``dirs``, alternating, in fresh processes."""
+    runs: dict[str, list[dict]] = {d: [] for d in dirs}
+    for r in range(args.repeats):
+        for d in dirs:
+            env = {**os.environ, "PYTHONPATH": d, "AGENTEVAL_BENCH_CODE": d}
+            out = subprocess.run([sys.executable, __file__, "--agentic-only", "--n", str(args.n),
+                                  "--latency", str(args.latency), "--concurrency",
+                                  str(args.concurrency)], env=env, capture_output=True,
+                                 text=True, cwd=tempfile.gettempdir(), check=True)
+            row = json.loads(out.stdout.strip().splitlines()[-1])
+            runs[d].append(row)
+            print(json.dumps({"repeat": r, "code": d, **row}), flush=True)
+    summary = {d: {key: statistics.median(row[key] for row in rows)
+                   for key in ("agentic_s", "agentic_share_of_ideal", "agentic_cpu_ms_per_call")}
+               for d, rows in runs.items()}
+    first = dirs[0]
+    print(json.dumps({"benchmark": "judge-compare", "n": args.n, "latency_s": args.latency,
+                      "concurrency": args.concurrency, "repeats": args.repeats,
+                      "medians": summary,
+                      "time_ratio_vs_first": {d: round(summary[d]["agentic_s"]
+                                                       / summary[first]["agentic_s"], 3)
+                                              for d in dirs},
+                      "loadavg_1m": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}))
+
+
+def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=1000)
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=16)
+    parser.add_argument("--agentic-only", action="store_true")
+    parser.add_argument("--compare", nargs="+", metavar="DIR")
+    parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
+    if args.compare:
+        compare(args.compare, args)
+        return
 
-    server = subprocess.Popen(
-        [sys.executable, str(ROOT / "tests" / "judge" / "openai_server.py"),
-         "--latency", str(args.latency)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-        text=True)
+    from agenteval.judge.base import AnswerItem
+    from agenteval.judge.llm import LLMJudge
+
+    server, base_url = _server(args.latency)
     try:
-        base_url = server.stdout.readline().strip()  # type: ignore[union-attr]
+        import agenteval
+
+        if args.agentic_only:
+            print(json.dumps({"code": str(Path(agenteval.__file__).parents[1]),
+                              **agentic_run(base_url, args.n, args.latency, args.concurrency)}))
+            return
+        load_before = os.getloadavg()
+        agentic = agentic_run(base_url, args.n, args.latency, args.concurrency)
         items = [AnswerItem(query=f"question {i}", answer=f"answer {i}", ground_truth=f"truth {i}")
                  for i in range(args.n)]
         with tempfile.TemporaryDirectory() as tmp:
@@ -60,9 +136,6 @@ def main() -> None:
                 j.start_run()
                 return j
 
-            # warm-up: imports and the first connection are not part of any timing
-            judge(cache=False).judge_answers(items[:2])
-
             def timed(j: LLMJudge) -> tuple[list, float, int]:
                 """Outcomes, wall seconds, and requests the server saw during the run."""
                 before = _stats(base_url)["requests"]
@@ -70,7 +143,6 @@ def main() -> None:
                 out = j.judge_answers(items)
                 return out, time.perf_counter() - t0, _stats(base_url)["requests"] - before
 
-            load_before = os.getloadavg()
             cache = Path(tmp) / "judge.sqlite3"
             seq = judge(max_concurrency=1, cache=False)
             seq_out, seq_s, seq_requests = timed(seq)
@@ -84,7 +156,7 @@ def main() -> None:
         failures = sum(type(o).__name__ == "JudgeFailure" for o in [*seq_out, *conc_out, *warm_out])
         print(json.dumps({
             "benchmark": "judge", "n": args.n, "latency_s": args.latency,
-            "concurrency": args.concurrency,
+            "concurrency": args.concurrency, **agentic,
             "sequential_s": round(seq_s, 2), "sequential_calls": seq.run_record.calls,
             "sequential_server_requests": seq_requests,
             "sequential_share_of_ideal": round(seq_ideal_s / seq_s, 3),

@@ -110,14 +110,18 @@ def main() -> None:
             f"{name} {row[name]['seconds']:.2f} s ({row[name]['interactions_per_s']:,}/s, "
             f"cpu {row[name]['cpu_seconds']:.2f} s, peak {row[name]['peak_rss_mib']:.0f} MiB)"
             for name in runs), flush=True)
-    scaling = {}
+    scaling, scaling_cpu = {}, {}
     if len(rows) >= 2:
         a, b = rows[0], rows[-1]
         for name in contenders:
-            scaling[name] = round(math.log(b[name]["seconds"] / a[name]["seconds"])
+            for out, key in ((scaling, "seconds"), (scaling_cpu, "cpu_seconds")):
+                out[name] = round(math.log(b[name][key] / a[name][key])
                                   / math.log(b["conversations"] / a["conversations"]), 2)
-        print("scaling exponent (1 = linear): " + ", ".join(f"{k} {v}" for k, v in scaling.items()))
+        print("scaling exponent (1 = linear), wall: " + ", ".join(
+            f"{k} {v}" for k, v in scaling.items()) + "; CPU: " + ", ".join(
+            f"{k} {v}" for k, v in scaling_cpu.items()))
     print_result({"benchmark": "pipeline", "k": K, "rows": rows, "scaling_exponent": scaling,
+                  "scaling_exponent_cpu": scaling_cpu,
                   "peer_skipped": why or None, "baseline": args.baseline,
                   "loadavg_before": load_before, "loadavg_after": loadavg()})
 

@@ -56,9 +56,14 @@ def main() -> None:
     peer, why = peer_python()
     if peer is None:
         print(f"peer: skipped ({why})", flush=True)
-    record = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-              "machine": machine(), "versions": _versions(peer), "peer_skipped": why or None,
-              "loadavg_start": loadavg(), "benchmarks": {}, "failed": []}
+    now = datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds")
+    record = {"date": now, "machine": machine(), "versions": _versions(peer),
+              "peer_skipped": why or None, "loadavg_start": loadavg(), "benchmarks": {},
+              "failed": []}
+    out = Path(args.out)
+    if args.only and out.exists():  # a partial run updates its entries, keeps the others
+        previous = json.loads(out.read_text(encoding="utf-8"))
+        record["benchmarks"] = previous.get("benchmarks", {})
     for name in args.only or ORDER:
         script = HERE / f"bench_{name}.py"
         if not script.exists():
@@ -73,10 +78,16 @@ def main() -> None:
         if done.returncode != 0 or not lines:
             record["failed"].append(name)
             continue
-        record["benchmarks"][name] = json.loads(lines[-1])
+        record["benchmarks"][name] = {**json.loads(lines[-1]), "date": now,
+                                      "commit": record["versions"].get("agenteval_commit")}
     record["loadavg_end"] = loadavg()
-    Path(args.out).write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    out.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
     print(f"recorded in {args.out}")
+    if out == HERE / "results.json":
+        from render import render
+
+        render(out)
+        print("figures written into benchmarks/README.md")
     sys.exit(1 if record["failed"] else 0)
 
 

@@ -90,6 +90,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     """The judge flags (shared by every subcommand that judges; see :func:`make_judge`)."""
+    parser.add_argument("--quiet", action="store_true",
+                        help="no progress bars (they appear on stderr once a phase takes a moment)")
     judge = parser.add_argument_group("judge")
     judge.add_argument("--judge", choices=("offline", "llm"), default="offline",
                        help="offline rules (default) or an LLM over any OpenAI-compatible endpoint")
@@ -98,7 +100,17 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
     judge.add_argument("--api-key-env",
                        help="environment variable holding the API key (default: OPENAI_API_KEY "
                        "for OpenAI's endpoint; none for --base-url)")
-    judge.add_argument("--max-concurrency", type=int, help="concurrent judge calls (default: 16)")
+    judge.add_argument("--max-concurrency", type=int,
+                       help="concurrent judge calls (default: the server's slot count where it "
+                       "says, as llama.cpp does, else 16)")
+    judge.add_argument("--timeout", type=float,
+                       help="seconds per judge request (default: 300 for a local server, else 60)")
+    judge.add_argument("--deadline", type=float,
+                       help="seconds for the whole judging run; what is not done by then is "
+                       "reported as not judged (and retried on the next run)")
+    judge.add_argument("--retry-failed", action="store_true",
+                       help="ask again for verdicts that failed validation on an earlier run "
+                       "(cached as failures otherwise; transport failures are always retried)")
     judge.add_argument("--max-calls", type=int, help="hard cap on judge requests for this run")
     judge.add_argument("--cache", help="judge cache file (default: the user cache dir)")
     judge.add_argument("--no-cache", action="store_true", help="do not read or write the judge cache")
@@ -133,7 +145,7 @@ def make_mode(args: argparse.Namespace) -> Any:
 
 
 _LLM_ONLY = ("judge_model", "base_url", "api_key_env", "max_concurrency", "max_calls", "cache",
-             "no_cache", "plain_text")
+             "no_cache", "plain_text", "timeout", "deadline", "retry_failed")
 
 
 def make_judge(args: argparse.Namespace) -> Any:
@@ -153,17 +165,16 @@ def make_judge(args: argparse.Namespace) -> Any:
         return OfflineJudge()
     if not args.judge_model:
         raise ConfigError("--judge llm needs --judge-model NAME")
-    api_key = None
-    if args.api_key_env:
-        api_key = os.environ.get(args.api_key_env)
-        if not api_key:
-            raise ConfigError(f"--api-key-env {args.api_key_env}: ${args.api_key_env} is not set")
+    if args.api_key_env and not os.environ.get(args.api_key_env):
+        raise ConfigError(f"--api-key-env {args.api_key_env}: ${args.api_key_env} is not set")
     from agenteval.judge.llm import LLMJudge
 
     cache: Any = False if args.no_cache else (args.cache or True)
-    return LLMJudge(args.judge_model, base_url=args.base_url, api_key=api_key,
-                    max_concurrency=16 if args.max_concurrency is None else args.max_concurrency, max_calls=args.max_calls,
-                    cache=cache, use_structured_output=not args.plain_text, strict=args.strict)
+    return LLMJudge(args.judge_model, base_url=args.base_url, api_key_env=args.api_key_env,
+                    max_concurrency=args.max_concurrency, max_calls=args.max_calls,
+                    timeout=args.timeout, deadline=args.deadline, retry_failed=args.retry_failed,
+                    cache=cache, use_structured_output=not args.plain_text, strict=args.strict,
+                    progress=False if getattr(args, "quiet", False) else None)
 
 
 def evaluate_args(args: argparse.Namespace, *, source: Any = None,
@@ -191,7 +202,8 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
                               tool_threshold=args.tool_threshold, statistical_mode=mode,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
-                              argument_matching=parse_argument_matching(args.argument_matching))
+                              argument_matching=parse_argument_matching(args.argument_matching),
+                              progress=False if getattr(args, "quiet", False) else None)
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
         if args.out is not None:
@@ -403,10 +415,23 @@ def format_table(results: Any) -> str:
         *_task_lines(summary),
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
         f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}"
+        "  (judgments)"
         f"  given: conversations={judge.get('conversations_given')}"
         f" interactions={judge.get('interactions_given')}",
+        _accounting_line(judge),
     ]
     return "\n".join(lines)
+
+
+def _accounting_line(judge: dict[str, Any]) -> str:
+    """Interactions and judgments, each in its own unit (one interaction may need two)."""
+    inter = judge.get("interactions") or {}
+    parts = [f"interactions: {inter.get('judged', '?')} of {inter.get('total', '?')} judged, "
+             f"{inter.get('not_judged', '?')} not judged"]
+    for phase, c in (judge.get("judgments") or {}).items():
+        parts.append(f"{phase}: {c.get('verdicts', 0)} of {c.get('items', 0)} judgments "
+                     f"({c.get('errors', 0)} errors, {c.get('budget', 0)} over budget)")
+    return "; ".join(parts)
 
 
 def _task_lines(summary: Any) -> list[str]:

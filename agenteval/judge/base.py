@@ -55,7 +55,20 @@ class JudgeFailure:
 
     cause: str
     kind: str = "error"
-    """'error' (the call failed after retries), 'budget' (max_calls reached), 'no_reference'."""
+    """'error' (the call failed after retries), 'budget' (max_calls reached), 'no_reference',
+    'unsupported', 'unresolved'."""
+    code: str = ""
+    """What failed, stable for grouping (see :data:`agenteval.judge.failures.CODES`), e.g.
+    'invalid_verdict', 'timeout', 'http_5xx'; '' when the kind says it all."""
+    cached: bool = False
+    """True when this is a deterministic failure remembered from an earlier run (no request)."""
+
+    @property
+    def transient(self) -> bool:
+        """True when a later run may succeed without any change (transport faults, deadline)."""
+        from agenteval.judge.failures import TRANSIENT
+
+        return self.code in TRANSIENT
 
 
 JudgeOutcome = Verdict | JudgeFailure

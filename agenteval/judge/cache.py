@@ -41,10 +41,14 @@ def default_cache_path() -> Path:
 
 
 def cache_key(payload: dict[str, Any]) -> str:
-    """sha256 of the canonical JSON (sorted keys, no whitespace, UTF-8) of ``payload``."""
+    """sha256 of the canonical JSON (sorted keys, no whitespace, UTF-8) of ``payload``.
+
+    A lone surrogate (``"\\ud800"``, which UTF-8 cannot encode) is hashed through
+    ``surrogatepass``, so one odd record never crashes a run here.
+    """
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
                       default=str)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class JudgeCache:
@@ -103,7 +107,7 @@ class JudgeCache:
     def put(self, key: str, verdict: dict[str, Any], *, prompt_tokens: int = 0,
             completion_tokens: int = 0) -> None:
         """Store one verdict (an autocommitted single-row write)."""
-        text = json.dumps(verdict, sort_keys=True, ensure_ascii=False)
+        text = json.dumps(verdict, sort_keys=True)  # ASCII escapes: any text stores safely
         with self._lock:
             self._connect().execute(
                 "INSERT OR REPLACE INTO verdicts VALUES (?, ?, ?, ?, ?)",

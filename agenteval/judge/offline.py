@@ -190,6 +190,8 @@ class OfflineJudge(Judge):
     """
 
     name = "offline"
+    progress: bool | None = None
+    """None: a progress bar once judging takes more than a moment; False: never."""
 
     def judge_one(self, item: AnswerItem) -> JudgeOutcome:
         if item.ground_truth is None:
@@ -202,7 +204,10 @@ class OfflineJudge(Judge):
     def judge_sync(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
         """The same outcomes without any event loop."""
         run = self.run_record
-        outcomes = [self.judge_one(item) for item in items]
+        from agenteval.judge.progress import iterate
+
+        outcomes = [self.judge_one(item)
+                    for item in iterate(items, "judging answers (offline)", enabled=self.progress)]
         run.calls += len(items)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes

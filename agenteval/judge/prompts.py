@@ -6,6 +6,11 @@ and give 1.0" stays data inside ``<answer>`` and cannot close the tag. The syste
 so explicitly. Each function returns the full message list of one self-contained request: no
 other interaction's text can enter it.
 
+Untrusted text is also neutralised where it could pass for markup: fullwidth and small-form
+angle brackets (``＜/answer＞``), zero-width and other invisible format characters (which could
+hide inside a tag name), chat-template control tokens (``<|im_start|>``, ``[INST]``,
+``<start_of_turn>`` ...) and lone surrogates (which cannot be encoded into a request).
+
 Bump ``PROMPT_VERSION`` whenever a prompt changes: it is part of the cache key, so cached
 verdicts from an older prompt are not reused.
 """
@@ -20,7 +25,8 @@ from typing import Any
 from agenteval.judge.base import AnswerItem, UtilizationItem
 from agenteval.judge.verdicts import AttributionItem, NodeRelevanceItem, StatementsItem
 
-PROMPT_VERSION = "agenteval-judge-1"
+PROMPT_VERSION = "agenteval-judge-2"
+"""2: discrete grades, verdict before reasoning, bounded reasoning, neutralised control text."""
 
 TAGS = ("query", "answer", "ground_truth", "context", "history", "turn", "tool_result",
         "node", "nodes", "statement", "statements", "text")
@@ -35,15 +41,48 @@ _DATA_RULE = (
 )
 
 
+# Invisible format characters (zero-width space/joiners, word joiner, BOM, bidi controls,
+# soft hyphen, Mongolian vowel separator): they can hide inside a tag name.
+_INVISIBLE_RE = re.compile("[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064"
+                           "\u2066-\u206f\ufeff]")
+# Look-alike angle brackets: fullwidth, small form, and the CJK / math angle brackets.
+_BRACKETS = str.maketrans({"\uff1c": "&lt;", "\ufe64": "&lt;", "\u3008": "&lt;",
+                           "\u2329": "&lt;", "\u27e8": "&lt;", "\uff1e": "&gt;",
+                           "\ufe65": "&gt;", "\u3009": "&gt;", "\u232a": "&gt;",
+                           "\u27e9": "&gt;"})
+# Chat-template control tokens of common model families.
+_CONTROL_RE = re.compile(
+    r"<\|[A-Za-z0-9_.:-]{1,40}\|>"                       # <|im_start|>, <|eot_id|>, <|endoftext|>
+    r"|</?(?:s|start_of_turn|end_of_turn|bos|eos|think)>"  # <s>, <start_of_turn>, <eos> ...
+    r"|\[/?(?:INST|SYS)\]|<<(?:/?SYS)>>",                # Llama 2 [INST] <<SYS>>
+    re.IGNORECASE)
+_SURROGATE_RE = re.compile("[\ud800-\udfff]")
+
+
+def neutralise(text: str) -> str:
+    """Make untrusted text inert as markup (see the module docstring); visible text is kept."""
+    text = _SURROGATE_RE.sub("\ufffd", text)
+    text = _INVISIBLE_RE.sub("", text).translate(_BRACKETS)
+    return _CONTROL_RE.sub(lambda m: m.group(0).replace("<", "&lt;").replace("[", "&#91;"),
+                           text)
+
+
 def escape(text: str) -> str:
-    """Neutralise our own tags inside untrusted text (``</answer>`` becomes ``&lt;/answer>``)."""
-    return _TAG_RE.sub(lambda m: "&lt;" + m.group(1) + m.group(2), text)
+    """Neutralise our own tags inside untrusted text (``</answer>`` becomes ``&lt;/answer>``),
+    and the look-alikes and control tokens listed in the module docstring."""
+    return _TAG_RE.sub(lambda m: "&lt;" + m.group(1) + m.group(2), neutralise(text))
 
 
 def tag(tag_name: str, text: str, **attrs: Any) -> str:
     """``<name attrs>escaped text</name>``."""
     extra = "".join(f' {k}="{escape(str(v)).replace(chr(34), "&quot;")}"' for k, v in attrs.items())
     return f"<{tag_name}{extra}>\n{escape(text)}\n</{tag_name}>"
+
+
+_FORMAT = ("Give the score first, then one or two short sentences of reasoning.")
+_GRADES = ("Use exactly one of these scores: 1 (fully correct: the same facts as the "
+           "reference), 0.75 (correct but missing a minor detail), 0.5 (partly correct), 0.25 "
+           "(mostly wrong), 0 (wrong, unrelated or no answer). " + _FORMAT)
 
 
 def _system(task: str) -> dict[str, str]:
@@ -59,14 +98,12 @@ def answer_messages(item: AnswerItem) -> list[dict[str, str]]:
     are built (``Agentic.run(include_history=...)`` or ``LLMJudge(include_history=...)``).
     """
     if item.ground_truth is not None:
-        task = ("Decide how correct the assistant's answer is with respect to the reference "
-                "answer in <ground_truth>. Score 1 when it conveys the same facts, 0 when it is "
-                "wrong or unrelated, in between for partially correct answers. Wording and "
-                "length do not matter; facts do.")
+        task = ("Grade how correct the assistant's answer is with respect to the reference "
+                "answer in <ground_truth>. Wording and length do not matter; facts do. "
+                + _GRADES)
     else:
-        task = ("Decide how correct and responsive the assistant's answer is to the query; "
-                "there is no reference answer. Score 1 for a correct, complete answer, 0 for a "
-                "wrong or unrelated one.")
+        task = ("Grade how correct and responsive the assistant's answer is to the query; "
+                "there is no reference answer. " + _GRADES)
     parts = []
     if item.history:
         turns = "\n".join(tag("turn", f"user: {q}\nassistant: {a}", index=i)
@@ -89,9 +126,9 @@ def _dump(value: Any) -> str:
 
 def utilization_messages(item: UtilizationItem) -> list[dict[str, str]]:
     """Does the answer rely on what the tools returned?"""
-    task = ("Decide whether the assistant's answer actually uses the results its tool calls "
-            "returned (in <tool_result>). Score 1 when the answer is grounded in those results, "
-            "0 when it ignores or contradicts them.")
+    task = ("Grade whether the assistant's answer actually uses the results its tool calls "
+            "returned (in <tool_result>). score 1: grounded in those results; 0.75: mostly; "
+            "0.5: partly; 0.25: barely; 0: ignores or contradicts them. " + _FORMAT)
     results = "\n".join(tag("tool_result", _dump(result), index=i, name=name)
                         for i, (name, result) in enumerate(item.tool_results))
     parts = [tag("query", item.query), results, tag("answer", item.answer)]

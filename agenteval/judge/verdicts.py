@@ -1,45 +1,93 @@
 """Typed verdicts an LLM judge returns, and the items the RAG judgments take.
 
 The models are the contract with the model: their JSON schema goes into the request (structured
-output) and every reply is validated against them. A score outside [0, 1], a missing field or a
-list of the wrong length is a validation error, which the judge feeds back to the model (re-ask)
-a bounded number of times; it is never accepted or clipped.
+output) and every reply is validated against them. Every field a verdict rests on is DISCRETE, so
+a decoding grammar (llama.cpp's JSON-schema grammar, vLLM's guided decoding, OpenAI's structured
+outputs) can enforce it exactly: grammars enforce enums and booleans but not numeric bounds, so
+a free float in [0, 1] let a small model emit 54 or 1.000000000000015.
 
-``reasoning`` comes before the score in every model so the model writes its reasons first.
+- Answer correctness and tool-result use: ``score`` is one of :data:`GRADES`
+  (0, 0.25, 0.5, 0.75, 1), each with a documented meaning (:data:`GRADE_MEANINGS`), read by
+  consumers as a float in [0, 1] as before.
+- RAG verdicts: ``relevant`` / ``attributed`` booleans.
+
+The verdict comes FIRST and the reasoning after it, bounded (``maxLength``; the request also
+bounds ``max_tokens``), so a reply cut at the token limit still carries its verdict: the judge
+salvages such a reply when the verdict field is complete. A value outside the schema, a missing
+field or a list of the wrong length is a validation error, which the judge feeds back to the
+model (re-ask) a bounded number of times; it is never accepted or clipped.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, create_model
+from pydantic import BaseModel, ConfigDict, Field, create_model, field_validator
+
+GRADES = (0.0, 0.25, 0.5, 0.75, 1.0)
+"""The scores an LLM judge may give (answer correctness, tool-result use)."""
+
+GRADE_MEANINGS = {
+    1.0: "fully correct: the same facts as the reference",
+    0.75: "correct but missing a minor detail",
+    0.5: "partly correct: some key facts right, some wrong or missing",
+    0.25: "mostly wrong, with a small correct part",
+    0.0: "wrong, unrelated or no answer",
+}
+"""What each grade means (also what the prompt tells the model)."""
+
+REASON_MAX_CHARS = 160
+"""Bound on a verdict's reasoning (characters); list items get :data:`ITEM_REASON_MAX_CHARS`."""
+
+ITEM_REASON_MAX_CHARS = 160
+STATEMENT_MAX_CHARS = 200
+MAX_STATEMENTS = 24
+
+Grade = Literal[0.0, 0.25, 0.5, 0.75, 1.0]
 
 
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _no_bool(value: Any) -> Any:
+    if isinstance(value, bool):  # True == 1.0 in Python; a grade is a number
+        raise ValueError("the score must be a number, not a boolean")
+    return value
+
+
 class AnswerVerdict(_Strict):
     """Is the answer correct with respect to the reference (or, without one, the query)?"""
 
-    reasoning: str = Field(description="Short justification, written before the score.")
-    score: float = Field(ge=0.0, le=1.0, description="Correctness in [0, 1]; 1 = fully correct.")
+    score: Grade = Field(description="Correctness grade: 1 fully correct, 0.75 correct but "
+                                     "missing a minor detail, 0.5 partly correct, 0.25 mostly "
+                                     "wrong, 0 wrong or unrelated.")
+    reasoning: str = Field(max_length=REASON_MAX_CHARS,
+                           description="One or two short sentences: why this grade.")
+
+    _check_score = field_validator("score", mode="before")(_no_bool)
 
 
 class UtilizationVerdict(_Strict):
     """Does the answer actually use what the tool calls returned?"""
 
-    reasoning: str = Field(description="Short justification, written before the score.")
-    score: float = Field(ge=0.0, le=1.0,
-                         description="How far the answer relies on the tool results, in [0, 1].")
+    score: Grade = Field(description="How far the answer relies on the tool results: 1 fully "
+                                     "grounded in them, 0.5 partly, 0 ignores or contradicts "
+                                     "them (0.25 and 0.75 in between).")
+    reasoning: str = Field(max_length=REASON_MAX_CHARS,
+                           description="One or two short sentences: why this grade.")
+
+    _check_score = field_validator("score", mode="before")(_no_bool)
 
 
 class NodeVerdict(_Strict):
     """Relevance of one retrieved node to the query and reference."""
 
-    reasoning: str = Field(description="Why the node is or is not useful.")
     relevant: bool = Field(description="True when the node helps answer the query.")
+    reasoning: str = Field(max_length=ITEM_REASON_MAX_CHARS,
+                           description="One short sentence: why the node is or is not useful.")
 
 
 class NodeRelevanceVerdict(_Strict):
@@ -51,16 +99,19 @@ class NodeRelevanceVerdict(_Strict):
 class StatementsVerdict(_Strict):
     """Atomic factual statements extracted from a text."""
 
-    statements: list[str] = Field(description="Self-contained statements, one fact each.")
+    statements: list[Annotated[str, Field(max_length=STATEMENT_MAX_CHARS)]] = Field(
+        max_length=MAX_STATEMENTS,
+        description=f"Self-contained statements, one fact each (at most {MAX_STATEMENTS}).")
 
 
 class AttributionVerdict(_Strict):
     """Whether one statement is supported by the retrieved context."""
 
-    reasoning: str = Field(description="Which part of the context supports it, or why none does.")
     attributed: bool = Field(description="True when the context supports the statement.")
     node: int | None = Field(default=None, ge=0, description="Index of the node that supports "
                              "the statement (its index attribute), or null when none does.")
+    reasoning: str = Field(max_length=ITEM_REASON_MAX_CHARS,
+                           description="One short sentence: which node supports it, or why none.")
 
 
 class AttributionsVerdict(_Strict):

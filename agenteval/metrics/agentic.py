@@ -53,9 +53,6 @@ UNRESOLVED_UTILIZATION = (
     "(or the flag in the data) decides whether the answer used them"
 )
 
-PROGRESS_MIN_ITEMS = 5000
-"""Runs with fewer interactions finish too fast to need a progress bar."""
-
 __all__ = ["Agentic", "pass_at_k", "pass_pow_k", "pass_at_k_unbiased", "pass_pow_k_unbiased"]
 
 
@@ -117,6 +114,7 @@ class Agentic:
         argument_matching: Mapping[str, Any] | None = None,
         input_format: str | None = None,
         scorer: str | None = None,
+        progress: bool | None = None,
         **retriever_kwargs: Any,
     ) -> AgenticResults:
         """Evaluate every conversation and return per-conversation and suite results.
@@ -143,6 +141,8 @@ class Agentic:
             input_format: force how a file is read: "auto" (default: by suffix and content),
                 "agenteval", "taubench" or "inspect".
             scorer: Inspect logs with several scorers: which one gives the outcome.
+            progress: None shows progress bars once a phase takes more than a moment, False
+                turns them off (the judge's too), True always shows them.
         """
         if k is None:
             raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
@@ -167,7 +167,8 @@ class Agentic:
             mode=mode, outcome_threshold=outcome_threshold, argument_matching=matching,
         )
         results = evaluate(datasets, judge, settings, strict=strict,
-                           include_history=include_history, verbose=verbose)
+                           include_history=include_history, verbose=verbose,
+                           progress=progress)
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
@@ -182,12 +183,13 @@ def evaluate(
     strict: bool = False,
     include_history: bool = False,
     verbose: bool = False,
+    progress: bool | None = None,
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
     with existing_objects_frozen():  # full collections skip the loaded data (agenteval._gc)
         return _evaluate(datasets, judge, settings, strict=strict,
-                         include_history=include_history, verbose=verbose)
+                         include_history=include_history, verbose=verbose, progress=progress)
 
 
 def _evaluate(
@@ -198,10 +200,13 @@ def _evaluate(
     strict: bool,
     include_history: bool,
     verbose: bool,
+    progress: bool | None = None,
 ) -> AgenticResults:
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch) for i, ds in enumerate(datasets)
              for j, batch in enumerate(ds.conversation)]
+    if progress is not None and hasattr(judge, "progress"):
+        judge.progress = progress  # one switch for every phase's bar
     run = judge.start_run()
     judged = [s for s in slots if not s.given]
     answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
@@ -210,7 +215,8 @@ def _evaluate(
     outcomes: list[Verdict | JudgeFailure | _Given] = [
         _given(s, settings) if s.given else next(verdicts) for s in slots]
 
-    tools = [_score_tools(s.batch, settings) for s in _progress(slots, "scoring tool use")]
+    tools = [_score_tools(s.batch, settings)
+             for s in _progress(slots, "scoring tool use", progress)]
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
     per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
@@ -227,6 +233,10 @@ def _evaluate(
                   for ds, rs in zip(datasets, per_conversation)])
     est = without_data(settings.mode.estimate_units(
         n, c, settings.k, groups=[ds.assistant_id for ds in datasets]), n)
+    # Interactions and judgments are different units: keep both, named (issue 9).
+    known = sum(r.is_correct is not None for rs in per_conversation for r in rs)
+    run.details["interactions"] = {"total": len(slots), "judged": known,
+                                   "not_judged": len(slots) - known}
     with np.errstate(invalid="ignore", divide="ignore"):
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
         unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
@@ -265,13 +275,11 @@ def _evaluate(
     return results
 
 
-def _progress(items: Sequence[Any], desc: str) -> Any:
-    """A progress bar on long runs in a terminal or notebook; silent otherwise."""
-    if len(items) < PROGRESS_MIN_ITEMS:
-        return items
-    from tqdm.auto import tqdm
+def _progress(items: Sequence[Any], desc: str, enabled: bool | None) -> Any:
+    """Progress once a phase takes more than a moment (see :mod:`agenteval.judge.progress`)."""
+    from agenteval.judge.progress import iterate
 
-    return tqdm(items, desc=desc, disable=None, leave=False)
+    return iterate(items, desc, enabled=enabled)
 
 
 def _answer_item(slot: _Slot, include_history: bool) -> AnswerItem:

@@ -53,12 +53,17 @@ class BrokenBody:
     """A 200 reply whose HTTP body is not JSON at all."""
 
 
-Action = Reply | Status | Sleep | Truncated | BrokenBody
+@dataclass
+class NoChoices:
+    """A 200 reply whose completion has an empty ``choices`` list."""
+
+
+Action = Reply | Status | Sleep | Truncated | BrokenBody | NoChoices
 
 
 def default_verdict(body: dict[str, Any]) -> dict[str, Any]:
-    """A valid answer/utilisation verdict."""
-    return {"reasoning": "looks right", "score": 0.75}
+    """A valid answer/utilisation verdict (verdict first, as the schemas order it)."""
+    return {"score": 0.75, "reasoning": "looks right"}
 
 
 class FakeOpenAI:
@@ -67,11 +72,14 @@ class FakeOpenAI:
     def __init__(self, *, latency: float = 0.0,
                  verdict: Callable[[dict[str, Any]], dict[str, Any]] = default_verdict,
                  usage: tuple[int, int] = (11, 7), fence: tuple[str, str] = ("```json", "```"),
-                 ) -> None:
+                 slots: int | None = None) -> None:
         self.latency = latency
         self.verdict = verdict
         self.usage = usage
         self.fence = fence
+        self.slots = slots
+        """Served at /props (``total_slots``) and /slots like llama.cpp; None: 404 there."""
+        self.gets: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.raw: list[str] = []
         self.headers: list[dict[str, str]] = []
@@ -117,6 +125,8 @@ class FakeOpenAI:
         app = web.Application()
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_get("/stats", self._stats)
+        app.router.add_get("/props", self._props)
+        app.router.add_get("/slots", self._slot_list)
         self._runner = web.AppRunner(app, shutdown_timeout=0.2, access_log=None)
         await self._runner.setup()
         site = web.TCPSite(self._runner, "127.0.0.1", 0)
@@ -149,6 +159,18 @@ class FakeOpenAI:
             return web.json_response({"requests": len(self.requests), "replied": self.replied,
                                       "max_in_flight": self.max_in_flight})
 
+    async def _props(self, request: web.Request) -> web.Response:
+        self.gets.append("/props")
+        if self.slots is None:
+            return web.json_response({"error": "not found"}, status=404)
+        return web.json_response({"total_slots": self.slots, "model_path": "fake.gguf"})
+
+    async def _slot_list(self, request: web.Request) -> web.Response:
+        self.gets.append("/slots")
+        if self.slots is None:
+            return web.json_response({"error": "not found"}, status=404)
+        return web.json_response([{"id": i, "is_processing": False} for i in range(self.slots)])
+
     def _next_action(self, text: str) -> Action | None:
         with self._lock:
             for marker, actions in self._rules:
@@ -176,6 +198,10 @@ class FakeOpenAI:
                 return web.json_response(
                     {"error": {"message": f"scripted {action.code}", "type": "scripted"}},
                     status=action.code, headers=action.headers)
+            if isinstance(action, NoChoices):
+                return web.json_response({"id": "chatcmpl-empty", "object": "chat.completion",
+                                          "created": 0, "model": body.get("model", "fake"),
+                                          "choices": []})
             if isinstance(action, BrokenBody):
                 return web.Response(text='{"id": "chatcmpl-broken", "choices": [', status=200,
                                     content_type="application/json")

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -91,13 +92,24 @@ def test_resume_after_cancelled_run(make_judge, fake_server, cache_file):
     fake_server.latency = 0.05
     judge = make_judge(max_concurrency=2)
 
-    async def interrupted() -> None:  # 20 items at 2 x 50 ms need 0.5 s; stop at 0.25 s
-        await asyncio.wait_for(judge.ajudge_answers(_items(20)), timeout=0.25)
+    async def interrupted() -> None:  # stop as soon as the first verdicts are stored
+        task = asyncio.ensure_future(judge.ajudge_answers(_items(20)))
+        for _ in range(1000):
+            await asyncio.sleep(0.01)
+            if len(JudgeCache(cache_file)) > 0:
+                break
+        task.cancel()
+        await task
 
-    with pytest.raises(TimeoutError):
+    with pytest.raises(asyncio.CancelledError):
         asyncio.run(interrupted())
     cached = len(JudgeCache(cache_file))
     assert 0 < cached < 20
+    for _ in range(200):  # requests abandoned in flight must not land in the next count
+        time.sleep(0.02)
+        if fake_server.in_flight == 0:
+            break
+    time.sleep(0.1)
     fake_server.reset()
     fake_server.latency = 0.0
     assert make_judge().judge_answers(_items(20)) == [GOOD] * 20

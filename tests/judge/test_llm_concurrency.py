@@ -28,7 +28,7 @@ def test_in_flight_requests_reach_and_respect_the_limit(make_judge, fake_server,
     elapsed = time.perf_counter() - start
     assert fake_server.max_in_flight == limit
     ideal = n * 0.1 / limit
-    assert ideal <= elapsed < ideal + 0.6
+    assert ideal <= elapsed  # never faster than the limit allows (no upper bound: shared CPUs)
 
 
 def test_usage_is_summed_over_every_response(make_judge, fake_server):

@@ -8,6 +8,7 @@ import pytest
 
 from agenteval.errors import JudgeError
 from agenteval.judge.base import AnswerItem, JudgeFailure, Verdict
+from agenteval.judge.verdicts import AnswerVerdict
 from openai_server import BrokenBody, Reply, Sleep, Status, Truncated
 
 GOOD = Verdict(0.75, "looks right")
@@ -51,11 +52,24 @@ def test_reasks_are_bounded_and_end_in_a_failure_not_a_zero(make_judge, fake_ser
     assert judge.run_record.details["retries"] == 0
 
 
-def test_truncated_json_is_reasked(make_judge, fake_server):
-    fake_server.on("query A", Truncated())
+def test_truncated_json_before_the_verdict_is_reasked(make_judge, fake_server):
+    fake_server.on("query A", Reply('{"score": 0.7'))  # the number may be 0.75: never guessed
     judge = make_judge()
     assert judge.judge_answers(_items("A")) == [GOOD]
     assert len(fake_server.requests) == 2
+
+
+@pytest.mark.parametrize("finish", ["length", "stop"])
+def test_reply_cut_after_its_verdict_is_salvaged(make_judge, fake_server, finish):
+    # Verdict first, reasoning last: a reply cut in the reasoning still carries its verdict.
+    fake_server.on("query A", Reply('{"score": 0.25, "reasoning": "the total is wro',
+                                    finish_reason=finish))
+    fake_server.on("query B", Truncated())  # {"score": 0.75, "reasoni
+    judge = make_judge()
+    out = judge.judge_answers(_items("A", "B"))
+    assert out[0] == Verdict(0.25, "the total is wro…")
+    assert out[1].score == 0.75 and "cut at the token limit" in out[1].reasoning
+    assert len(fake_server.requests) == 2 and judge.run_record.details["salvaged"] == 2
 
 
 def test_429_honours_retry_after(make_judge, fake_server):
@@ -128,7 +142,10 @@ def test_output_cut_by_the_token_limit_is_a_failure_without_reask(make_judge, fa
     judge = make_judge()
     [out] = judge.judge_answers(_items("A"))
     assert isinstance(out, JudgeFailure) and "max_tokens" in out.cause
+    assert out.code == "truncated" and not out.transient
     assert len(fake_server.requests) == 1
+    # every request bounds the reply
+    assert fake_server.requests[0]["max_tokens"] == judge.template(AnswerVerdict).body["max_tokens"]
 
 
 MODES = [("json_schema", True), ("tools", True), ("md_json", True), (None, False)]

@@ -10,6 +10,7 @@ from agenteval.errors import ConfigError
 from agenteval.judge.base import AnswerItem, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.verdicts import (AttributionItem, AttributionsVerdict, NodeRelevanceItem,
                                       NodeRelevanceVerdict, StatementsItem, StatementsVerdict)
+from agenteval.judge.verdicts import GRADES
 from openai_server import Reply
 
 from conftest import API_KEY
@@ -24,7 +25,7 @@ def _score_from_request(body: dict) -> dict:
     """Each request gets a score derived from its own query number, so order is checkable."""
     text = json.dumps(body)
     i = int(text.split("question ")[1].split("\\n")[0].split()[0])
-    return {"reasoning": f"item {i}", "score": i / 10}
+    return {"reasoning": f"item {i}", "score": GRADES[i % 5]}
 
 
 @pytest.mark.parametrize("mode, expect", [
@@ -33,7 +34,7 @@ def test_each_mode_parses_typed_verdicts_in_order(make_judge, fake_server, mode,
     fake_server.verdict = _score_from_request
     judge = make_judge(mode=mode, use_structured_output=mode is not None, max_concurrency=3)
     out = judge.judge_answers(_items(6))
-    assert out == [Verdict(score=i / 10, reasoning=f"item {i}") for i in range(6)]
+    assert out == [Verdict(score=GRADES[i % 5], reasoning=f"item {i}") for i in range(6)]
     assert len(fake_server.requests) == 6
     for body in fake_server.requests:
         assert ("response_format" in body) == (expect == "response_format")

@@ -95,3 +95,35 @@ def test_real_model_rag_verdicts_are_typed_and_cached(llama_server, tmp_path):
     again = _judge(llama_server, cache=cache)
     assert again.judge_node_relevance(items) == [relevance]
     assert (again.run_record.calls, again.run_record.cache_hits) == (0, 1)
+
+
+DEMO = Path(__file__).resolve().parents[2] / "data" / "agentic_demo.jsonl"
+FIRST_OF_EACH_TASK = (0, 7, 14, 22, 31)
+HANG_GUARD_S = 900.0
+"""Not a speed target: only catches a run that hangs (main once took over 15 minutes)."""
+
+
+def test_real_model_judges_the_demo_at_default_settings(llama_server, tmp_path):
+    """Issue #10: at DEFAULT judge settings, a 135M model gives a verdict for >= 90% of the
+    interactions, every score is one of the allowed grades, and the run ends."""
+    import json
+    import time
+
+    from agenteval import Agentic
+    from agenteval.judge.llm import LLMJudge
+    from agenteval.judge.verdicts import GRADES
+
+    lines = DEMO.read_text(encoding="utf-8").splitlines()
+    rows = [json.loads(lines[i]) for i in FIRST_OF_EACH_TASK]
+    judge = LLMJudge("smollm2-135m", base_url=llama_server, cache=tmp_path / "judge.sqlite3",
+                     progress=False)  # every other option at its default
+    started = time.monotonic()
+    results = Agentic.run(rows, judge, 3)
+    elapsed = time.monotonic() - started
+    interactions = [r for m in results for r in m.interactions]
+    scored = [r.score for r in interactions if r.score is not None]
+    assert len(interactions) == 11
+    assert len(scored) >= 0.9 * len(interactions), [r.judge_error for r in interactions]
+    assert all(s in GRADES for s in scored)
+    assert judge.run_record.details["concurrency"] == 2  # asked the server: 2 slots
+    assert elapsed < HANG_GUARD_S

@@ -1,0 +1,78 @@
+"""Progress for judging phases: counts, rate, errors so far, time left (``tqdm.auto``).
+
+A widget in notebooks (none when ipywidgets is missing), text on stderr elsewhere, shown only once a phase has taken more than
+:data:`DELAY` seconds (a fast run prints nothing). ``enabled=False`` turns it off (``--quiet``);
+``None`` shows it on a terminal or in a notebook, and on other streams (CI logs) with updates at
+most every :data:`LOG_INTERVAL` seconds so a log is not flooded.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+DELAY = 1.0
+"""Seconds a phase runs before its bar appears."""
+
+LOG_INTERVAL = 10.0
+"""Minimum seconds between updates when stderr is not a terminal."""
+
+
+class Progress:
+    """One phase's bar; every method is a no-op when the bar is off."""
+
+    def __init__(self, total: int, desc: str, *, enabled: bool | None = None,
+                 unit: str = "item") -> None:
+        self.errors = 0
+        self._bar: Any = None
+        if enabled is False or total <= 0:
+            return
+        notebook = "ipykernel" in sys.modules
+        if notebook and not _has_widgets():
+            return  # a notebook shows progress as a widget; without ipywidgets, none
+        from tqdm.auto import tqdm
+
+        tty = bool(getattr(sys.stderr, "isatty", lambda: False)())
+        options: dict[str, Any] = {"mininterval": 0.2 if (tty or notebook) else LOG_INTERVAL}
+        if enabled is None:
+            options["delay"] = DELAY
+        self._bar = tqdm(total=total, desc=desc, unit=unit, leave=True, dynamic_ncols=True,
+                         file=sys.stderr, **options)
+        self._bar.set_postfix_str("errors=0", refresh=False)
+
+    def update(self, n: int = 1, *, errors: int = 0) -> None:
+        """Count ``n`` finished items, ``errors`` of which failed."""
+        if self._bar is None:
+            return
+        if errors:
+            self.errors += errors
+            self._bar.set_postfix_str(f"errors={self.errors}", refresh=False)
+        self._bar.update(n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _has_widgets() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("ipywidgets") is not None
+
+
+def iterate(items: Any, desc: str, *, enabled: bool | None = None) -> Any:
+    """Yield ``items`` while a :class:`Progress` counts them."""
+    bar = Progress(len(items), desc, enabled=enabled)
+    try:
+        for item in items:
+            yield item
+            bar.update()
+    finally:
+        bar.close()

@@ -1,0 +1,416 @@
+"""HTTP to an OpenAI-compatible endpoint: the client, the key, one request with its retries.
+
+Every request passes through :func:`send`, which enforces the call budget and the run deadline,
+retries transport faults (429 honouring ``retry-after``, 5xx, 408/409, timeouts, connection
+errors, a 200 whose body is not JSON or has no ``choices``) with jittered exponential backoff,
+and stops the whole run at the first 401/403 (:class:`AuthFailed`) or once a streak of identical
+faults shows the server is down (:class:`FailFast`). The openai client's own retries are off, so
+every request is seen and counted. Requests go out through one httpx pool per batch
+(:class:`HTTPClient`); the openai SDK only lends a ready client's settings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import ipaddress
+import json
+import logging
+import random
+import re
+import time
+import urllib.request
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit, urlunsplit
+
+from agenteval.errors import ConfigError
+from agenteval.judge.failures import (AuthFailed, BudgetExhausted, DeadlineReached,
+                                      EmptyChoices, FailFast, TransportError)
+
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+RETRY_STATUS = frozenset({408, 409, 429})
+STREAK_CODES = frozenset({"timeout", "connection", "http_5xx", "broken_body", "empty_choices"})
+"""Faults that, repeated with no success in between, mean the server is down (not 429)."""
+_CREDENTIAL_QUERY = re.compile(r"key|token|secret|passw|auth|sig|credential", re.IGNORECASE)
+
+
+class Secret:
+    """Holds the API key: its repr never shows it and pickling never writes it.
+
+    A pickle (and anything built on one) stores a dropped secret (``get()`` returns None);
+    ``copy``/``deepcopy`` share this in-memory object instead of going through pickling.
+    """
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str | None) -> None:
+        self._value = value
+
+    def get(self) -> str | None:
+        return self._value
+
+    @property
+    def dropped(self) -> bool:
+        return self._value is None
+
+    def __reduce__(self) -> tuple[Any, tuple[None]]:
+        return (Secret, (None,))
+
+    def __reduce_ex__(self, protocol: object) -> tuple[Any, tuple[None]]:
+        return self.__reduce__()
+
+    def __copy__(self) -> Secret:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Secret:
+        return self
+
+    def __repr__(self) -> str:
+        return "Secret('***')"
+
+
+def safe_endpoint(url: str) -> str:
+    """The URL without user info, query or fragment (where credentials sometimes hide)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path.rstrip("/"), "", ""))
+
+
+def check_base_url(url: str) -> str:
+    """Refuse a base URL that carries credentials (user:pass@, ?api-key=...).
+
+    The openai/httpx debug logs print request URLs; a key inside the URL would reach them.
+    """
+    parts = urlsplit(url)
+    if not parts.scheme or not parts.netloc:
+        raise ConfigError(f"base_url must be an http(s) URL such as http://127.0.0.1:8000/v1, "
+                          f"got {safe_endpoint(url) or url[:40]!r}")
+    secret_query = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True)
+                    if _CREDENTIAL_QUERY.search(k)]
+    if parts.username or parts.password or secret_query:
+        where = "user:password@" if parts.username or parts.password else \
+            f"?{secret_query[0]}=..."
+        raise ConfigError(f"base_url {safe_endpoint(url)!r} carries credentials ({where}); they "
+                          "would reach HTTP debug logs: pass the key with api_key=... (CLI: "
+                          "--api-key-env VAR) and give the URL without it")
+    return url
+
+
+def is_openai_endpoint(url: str) -> bool:
+    """True for OpenAI's own API host (the only endpoint ``$OPENAI_API_KEY`` is sent to unasked)."""
+    return (urlsplit(url).hostname or "").lower() == "api.openai.com"
+
+
+def is_local_endpoint(url: str) -> bool:
+    """True for loopback, private-network and ``localhost`` hosts (a local model server)."""
+    host = (urlsplit(url).hostname or "").lower()
+    if host in ("localhost", "") or host.endswith(".local"):
+        return True
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    return address.is_loopback or address.is_private or address.is_link_local
+
+
+def server_slots(base_url: str, api_key: str | None, *, timeout: float = 2.0) -> int | None:
+    """How many requests the server runs at once, where it says (llama.cpp ``/props``/``/slots``).
+
+    None when the server does not say (OpenAI, vLLM, Ollama ...). Blocking; call it in a thread.
+    """
+    root = safe_endpoint(base_url)
+    root = root[:-3] if root.endswith("/v1") else root
+    headers = {"Authorization": f"Bearer {api_key}"} if api_key and api_key != "EMPTY" else {}
+    for path, read in (("/props", lambda d: d.get("total_slots")),
+                       ("/slots", lambda d: len(d) if isinstance(d, list) else None)):
+        try:
+            request = urllib.request.Request(root + path, headers=headers)
+            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
+                value = read(json.loads(response.read()))
+        except Exception:  # noqa: BLE001 - any failure means "the server does not say"
+            continue
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
+            return value
+    return None
+
+
+class StatusError(Exception):
+    """A reply with an HTTP error status (``status_code``, ``response.headers``, ``body``)."""
+
+    def __init__(self, status_code: int, response: Any, body: Any) -> None:
+        detail = body.get("error", body) if isinstance(body, dict) else body
+        if isinstance(detail, dict):
+            detail = detail.get("message") or detail
+        super().__init__(f"HTTP {status_code}: {str(detail)[:200]}")
+        self.status_code = status_code
+        self.response = response
+        self.body = body
+
+
+class HTTPClient:
+    """POSTs chat completions over one httpx connection pool, bound to the running loop.
+
+    The openai SDK is used only to read a ready client's settings (URL, key, headers): its
+    per-request machinery (parameter transformation, typed response models) costs about a
+    millisecond of CPU per call, the whole of the client's budget at a local server.
+    """
+
+    def __init__(self, base_url: str, headers: dict[str, str], timeout: float) -> None:
+        import httpx2
+
+        self.url = base_url.rstrip("/") + "/chat/completions"
+        self.headers = headers
+        self.http = httpx2.AsyncClient(timeout=timeout, limits=httpx2.Limits(
+            max_connections=1000, max_keepalive_connections=100, keepalive_expiry=5.0))
+
+    async def complete(self, body: dict[str, Any], timeout: float) -> Completion:
+        """One request: the completion, or StatusError / an httpx error / a broken body."""
+        content = json.dumps(body, separators=(",", ":")).encode("ascii")
+        response = await self.http.post(self.url, content=content, headers=self.headers,
+                                        timeout=timeout)
+        if response.status_code >= 400:
+            try:
+                detail: Any = response.json()
+            except ValueError:
+                detail = response.text[:200]
+            raise StatusError(response.status_code, response, detail)
+        return Completion.parse(response.content)
+
+    async def close(self) -> None:
+        await self.http.aclose()
+
+
+def make_client(source: Any, *, base_url: str, api_key: str | None, timeout: float) -> HTTPClient:
+    """A fresh client for this event loop; a ready openai client lends its URL, key and headers."""
+    quiet_library_loggers()
+    if source is not None:
+        headers = {**dict(getattr(source, "default_headers", {}) or {}),
+                   **dict(getattr(source, "auth_headers", {}) or {})}
+        headers = {k: v for k, v in headers.items() if isinstance(v, str)}
+        return HTTPClient(str(source.base_url), headers, timeout)
+    headers = {"Content-Type": "application/json", "Accept": "application/json",
+               "User-Agent": "agenteval-judge"}
+    if api_key:
+        headers["Authorization"] = f"Bearer {api_key}"
+    return HTTPClient(base_url, headers, timeout)
+
+
+def quiet_library_loggers() -> None:
+    """instructor/openai log failed attempts; we report failures as records instead.
+
+    A NullHandler (the stdlib's advice for libraries) stops Python's last-resort handler from
+    printing them when the user configured no logging; configured handlers still get them.
+    """
+    for name in ("instructor", "openai"):
+        logger = logging.getLogger(name)
+        if not any(isinstance(h, logging.NullHandler) for h in logger.handlers):
+            logger.addHandler(logging.NullHandler())
+
+
+@dataclass
+class Policy:
+    """The retry and stop rules of one run (from the judge's options)."""
+
+    max_retries: int
+    timeout: float
+    retry_initial_delay: float
+    retry_max_delay: float
+    max_calls: int | None
+    deadline_at: float | None
+    fail_fast_after: int | None
+
+
+@dataclass
+class RunState:
+    """What the requests of one run share: counters, the fault streak, the stop flag."""
+
+    policy: Policy
+    run: Any  # JudgeRun
+    streak_code: str = ""
+    streak: int = 0
+    stopped: FailFast | None = None
+    auth: AuthFailed | None = None
+
+    def note_fault(self, code: str) -> None:
+        if code not in STREAK_CODES:
+            return
+        if code == self.streak_code:
+            self.streak += 1
+        else:
+            self.streak_code, self.streak = code, 1
+        limit = self.policy.fail_fast_after
+        if limit is not None and self.streak >= limit and self.stopped is None:
+            self.stopped = FailFast(code, self.streak)
+
+    def note_success(self) -> None:
+        self.streak_code, self.streak = "", 0
+
+
+async def send(client: Any, body: dict[str, Any], state: RunState, stats: Any) -> Any:
+    """One logical request: budget, deadline and stop checks, then transport-fault retries.
+
+    Gives up with ``TransportError`` (the fault chained), never with the raw fault, so that the
+    layer above cannot mistake an unreadable body for an invalid verdict.
+    """
+    policy, run = state.policy, state.run
+    attempt = 0
+    while True:
+        if state.auth is not None:
+            raise state.auth
+        if state.stopped is not None:
+            raise state.stopped
+        if policy.max_calls is not None and run.calls >= policy.max_calls:
+            raise BudgetExhausted(f"max_calls={policy.max_calls} reached")
+        timeout = policy.timeout
+        if policy.deadline_at is not None:
+            left = policy.deadline_at - time.monotonic()
+            if left <= 0:
+                raise DeadlineReached("not finished before the run deadline")
+            timeout = min(timeout, left)
+        run.calls += 1
+        if attempt == 0 and stats is not None:
+            stats.sends += 1
+        try:
+            response = await client.complete(body, timeout)
+        except Exception as exc:
+            status = getattr(exc, "status_code", None)
+            if status in (401, 403):
+                state.auth = state.auth or AuthFailed(status, _status_detail(exc))
+                raise state.auth from exc
+            code = fault_code(exc)
+            state.note_fault(code)
+            if attempt >= policy.max_retries or not retryable(exc) or state.stopped is not None:
+                if (policy.deadline_at is not None and code == "timeout"
+                        and time.monotonic() >= policy.deadline_at):
+                    raise DeadlineReached("not finished before the run deadline") from exc
+                raise TransportError(attempt, code) from exc
+            delay = backoff(exc, attempt, policy)
+            if policy.deadline_at is not None and time.monotonic() + delay >= policy.deadline_at:
+                raise DeadlineReached("the next retry would end past the run deadline") from exc
+            attempt += 1
+            run.details["retries"] += 1
+            await asyncio.sleep(delay)
+            continue
+        state.note_success()
+        account(response, run, stats)
+        return response
+
+
+class Completion:
+    """Attribute access over a completion's JSON (``.choices[0].message.content`` ...).
+
+    Parsing the reply into the SDK's typed models costs more CPU than the rest of a request;
+    the judge reads five fields, so it reads them from the JSON directly.
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: dict[str, Any]) -> None:
+        self._data = data
+
+    @classmethod
+    def parse(cls, raw: bytes) -> Completion:
+        """The completion in ``raw``; JSONDecodeError if it is not JSON, EmptyChoices if empty."""
+        data = json.loads(raw)
+        if not isinstance(data, dict):
+            raise json.JSONDecodeError("a completion must be a JSON object", str(data)[:40], 0)
+        choices = data.get("choices")
+        if not choices or not isinstance(choices, list):
+            raise EmptyChoices()
+        if not all(isinstance(c, dict) and isinstance(c.get("message"), dict) for c in choices):
+            raise json.JSONDecodeError("a choice without a message", str(choices)[:40], 0)
+        return cls(data)
+
+    def __getattr__(self, name: str) -> Any:
+        value = self._data.get(name)
+        if isinstance(value, dict):
+            return Completion(value)
+        if isinstance(value, list):
+            return [Completion(v) if isinstance(v, dict) else v for v in value]
+        return value
+
+
+def account(response: Any, run: Any, stats: Any) -> None:
+    """Add a response's token usage to the run and to the judgment's own counters."""
+    usage = getattr(response, "usage", None)
+    p = int(getattr(usage, "prompt_tokens", 0) or 0)
+    c = int(getattr(usage, "completion_tokens", 0) or 0)
+    run.prompt_tokens += p
+    run.completion_tokens += c
+    if stats is not None:
+        stats.prompt_tokens += p
+        stats.completion_tokens += c
+        stats.responses += 1
+
+
+def retryable(exc: BaseException) -> bool:
+    """Transport faults and unreadable bodies are retried; other statuses are not."""
+    if isinstance(exc, StatusError):
+        return exc.status_code in RETRY_STATUS or exc.status_code >= 500
+    return fault_code(exc) in ("timeout", "connection", "broken_body", "empty_choices")
+
+
+def backoff(exc: BaseException, attempt: int, policy: Policy) -> float:
+    """``retry-after`` when the server sends one, else jittered exponential backoff."""
+    after = retry_after(exc)
+    if after is not None:
+        return min(after, policy.retry_max_delay)
+    base = policy.retry_initial_delay * (2 ** attempt)
+    return min(base, policy.retry_max_delay) * random.uniform(0.5, 1.0)
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date), or None."""
+    response = getattr(exc, "response", None)
+    headers = getattr(response, "headers", None)
+    if not headers:
+        return None
+    ms = headers.get("retry-after-ms")
+    if ms is not None:
+        try:
+            return max(float(ms) / 1000.0, 0.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(when.timestamp() - time.time(), 0.0)
+
+
+def fault_code(exc: BaseException) -> str:
+    """The code of one transport fault (see :mod:`agenteval.judge.failures`)."""
+    import httpx2
+
+    if isinstance(exc, EmptyChoices):
+        return "empty_choices"
+    if isinstance(exc, httpx2.TimeoutException):
+        return "timeout"
+    if isinstance(exc, (httpx2.TransportError, OSError)):
+        return "connection"
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError, httpx2.DecodingError)):
+        return "broken_body"
+    if isinstance(exc, StatusError):
+        status = exc.status_code
+        return "http_429" if status == 429 else "http_5xx" if status >= 500 else "http_4xx"
+    return "other"
+
+
+def _status_detail(exc: BaseException) -> str:
+    body = getattr(exc, "body", None)
+    if isinstance(body, dict):
+        err = body.get("error", body)
+        message = err.get("message") if isinstance(err, dict) else None
+        if message:
+            return str(message)[:200]
+    return type(exc).__name__
