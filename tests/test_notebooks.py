@@ -77,12 +77,12 @@ def test_progress_is_a_widget_in_a_notebook() -> None:
 
     nb = new_notebook(cells=[new_code_cell(
         "from agenteval import Agentic\n"
-        "from agenteval.metrics import agentic\n"
-        "agentic.PROGRESS_MIN_ITEMS = 1  # the demo is too small to need a bar otherwise\n"
-        "r = Agentic.run('../data/agentic_demo.jsonl', k=1)")])
+        "# progress=True: at once (by default a bar appears once a phase takes more than a moment)\n"
+        "r = Agentic.run('../data/agentic_demo.jsonl', k=1, progress=True)")])
     _execute(nb, REPO / "notebooks")
     bars = [o for o in _outputs(nb) if WIDGET in o.get("data", {})]
-    assert bars and "it/s" in bars[0]["data"]["text/plain"]
+    assert bars and "/s" in bars[0]["data"]["text/plain"]
+    assert not [o for o in _outputs(nb) if o.output_type == "stream" and o.name == "stderr"]
     assert nbformat.validate(nb) is None
 
 
