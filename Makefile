@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # PyTensor's compile cache (hierarchical mode) in an ignored folder of the checkout
 export AGENTEVAL_PYTENSOR_DIR ?= $(CURDIR)/.cache/pytensor
 
-.PHONY: setup demo demo-rag test bench lock clean
+.PHONY: setup demo demo-rag test bench lock clean lab notebooks-clean
 
 setup: $(STAMP)
 
@@ -14,6 +14,7 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --upgrade pip
 	$(BIN)/pip install -q -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m ipykernel install --sys-prefix --name agenteval --display-name 'agenteval (.venv)' >/dev/null
 	touch $(STAMP)
 
 ## Main job: the bundled demo data, offline judge, exact Bayesian mode.
@@ -36,6 +37,16 @@ $(MODEL_STAMP): $(STAMP)
 
 test: setup $(MODEL_STAMP)
 	$(BIN)/python -m pytest
+
+## JupyterLab on this machine only, in notebooks/, with the project's kernel (root needs --allow-root).
+LAB_PORT ?= 8888
+lab: setup
+	cd notebooks && ../$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser \
+	    $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
+
+## Notebooks are committed without outputs (tests/test_notebooks.py checks it).
+notebooks-clean: setup
+	$(BIN)/python tools/clean_notebooks.py notebooks/*.ipynb
 
 ## Benchmarks side by side with the peer, alquimia-fair-forge, in its own venv (never .venv):
 ## if it does not install, its side is skipped and the rest still runs.

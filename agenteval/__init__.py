@@ -41,3 +41,10 @@ __all__ = sorted(_EXPORTS) + ["__version__"]
 
 
 __getattr__, __dir__ = lazy_exports("agenteval", _EXPORTS, globals())
+
+
+def load_ipython_extension(ipython: object) -> None:
+    """``%load_ext agenteval``: register ``%agentic_eval`` (IPython is imported only here)."""
+    from agenteval.jupyter import load_ipython_extension as load
+
+    load(ipython)

@@ -6,7 +6,6 @@ result keeps working) with ``summary()``, ``to_dataframe()``, ``to_json()`` and 
 
 from __future__ import annotations
 
-import html
 import math
 import warnings
 from collections import Counter
@@ -221,23 +220,9 @@ class SuiteSummary(BaseModel):
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        fmt = {"float_format": lambda x: f"{x:.3f}"}
-        out = (f"<p><b>agenteval suite summary</b> (k={self.k}; {html.escape(self.method)})</p>"
-               + self.headline_dataframe().to_html(**fmt))
-        if any(r.tasks for r in self.rows):
-            cols = ["tasks", "tasks_with_k", "task_pass_at_k", "task_pass_at_k_low",
-                    "task_pass_at_k_high", "task_pass_pow_k", "task_pass_pow_k_low",
-                    "task_pass_pow_k_high", "new_task_pass_pow_k", "new_task_pass_pow_k_low",
-                    "new_task_pass_pow_k_high", "unbiased_pass_at_k", "unbiased_pass_pow_k",
-                    "pooled_pass_pow_k"]
-            out += ("<p>Task level (mean over the suite's tasks; a new task; unbiased estimators; "
-                    "pooled plug-in, which assumes equally hard tasks)</p>"
-                    + self.to_dataframe()[cols].to_html(**fmt))
-        notes = sorted({r.note for r in self.rows if r.note})
-        out += "".join(f"<p><i>note: {html.escape(n)}</i></p>" for n in notes)
-        from agenteval.comparisons import html_sections
+        from agenteval.display import summary_html
 
-        return out + html_sections(self)
+        return summary_html(self)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -512,8 +497,9 @@ class AgenticResults(list[AgenticMetric]):
         return results_from_json(data)
 
     def _repr_html_(self) -> str:
-        table = self.to_dataframe().to_html(max_rows=20, float_format=lambda x: f"{x:.3f}")
-        return self.summary()._repr_html_() + f"<p>{len(self)} conversations</p>" + table
+        from agenteval.display import results_html
+
+        return results_html(self)
 
     def __repr__(self) -> str:
         return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"

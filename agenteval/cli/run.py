@@ -177,16 +177,26 @@ def make_judge(args: argparse.Namespace) -> Any:
                     progress=False if getattr(args, "quiet", False) else None)
 
 
-def run_command(args: argparse.Namespace) -> int:
+def evaluate_args(args: argparse.Namespace, *, source: Any = None,
+                  command: str | None = None) -> tuple[Any, list[Any]]:
+    """Check the flags, load and select the conversations, run ``Agentic.run``, write ``--out``.
+
+    Shared by ``agenteval run`` (``source`` None: the files ``args.data`` are read) and the
+    ``%agentic_eval`` magic, whose ``source`` may also be Datasets, dicts or a DataFrame: a flag
+    added here works in both. Returns the results and agenteval's warnings, caught.
+    """
+    from agenteval.core.retriever import load_datasets
     from agenteval.metrics.agentic import Agentic
 
-    for path in args.data:
-        check_data_path(path)
+    if source is None:
+        for path in args.data:
+            check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     if args.out is not None:
         check_out_dir(args.out)
-    datasets = select(load_for_run(args), agents=args.agent, tasks=args.task, limit=args.limit)
+    loaded = load_for_run(args) if source is None else load_datasets(source)
+    datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
@@ -194,11 +204,16 @@ def run_command(args: argparse.Namespace) -> int:
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
                               progress=False if getattr(args, "quiet", False) else None)
-        record_provenance(results, args)
+        record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
         if args.out is not None:
             write_outputs(results, args.out)
             write_run_report(results, args.out, datasets)
+    return results, caught
+
+
+def run_command(args: argparse.Namespace) -> int:
+    results, caught = evaluate_args(args)
     _print_warnings(caught)
     out = sys.stdout
     if args.format == "json":
@@ -304,22 +319,26 @@ def select(datasets: list[Any], *, agents: list[str] | None, tasks: list[str] | 
     return chosen[:limit] if limit is not None else chosen
 
 
-def record_provenance(results: Any, args: argparse.Namespace) -> None:
-    """The command line and data file go into the results' manifest."""
+def record_provenance(results: Any, args: argparse.Namespace, *, command: str | None = None,
+                      data_described: bool = True) -> None:
+    """The command line and data files go into the results' manifest (the magic passes its own
+    command line, and data files only when SOURCE was a file)."""
     from agenteval.results_io import describe_source
 
+    results.provenance.update({
+        "command": command or shlex.join(["agenteval", *getattr(args, "argv", [])]),
+        "input": {"format": args.input_format, "scorer": args.scorer},
+        "selection": {"agent": args.agent, "task": args.task, "limit": args.limit},
+    })
+    if not data_described:
+        return
     if len(args.data) == 1:
         data = describe_source(args.data[0])
     else:  # several logs: no one path to re-read, each file hashed
         files = [describe_source(p) for p in args.data]
         data = {"path": " ".join(str(p) for p in args.data), "files": files,
                 "bytes": sum(f["bytes"] for f in files)}
-    results.provenance.update({
-        "command": shlex.join(["agenteval", *getattr(args, "argv", [])]),
-        "data": data,
-        "input": {"format": args.input_format, "scorer": args.scorer},
-        "selection": {"agent": args.agent, "task": args.task, "limit": args.limit},
-    })
+    results.provenance["data"] = data
 
 
 def write_run_report(results: Any, out: Path, datasets: list[Any]) -> None:

@@ -8,6 +8,8 @@ their public names are re-exported here lazily.
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -48,6 +50,7 @@ _RC = {
 
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
 _EXPORTS: dict[str, str] = {
+    "plot_coverage": "agenteval.plots.coverage",
     "plot_pass_posterior": "agenteval.plots.bayes",
     "plot_forest": "agenteval.plots.bayes",
     "plot_shrinkage": "agenteval.plots.bayes",
@@ -55,6 +58,9 @@ _EXPORTS: dict[str, str] = {
     "plot_difference": "agenteval.plots.compare",
     "plot_pairwise": "agenteval.plots.compare",
     "plot_power_curve": "agenteval.plots.compare",
+    "plot_prior_sensitivity": "agenteval.plots.sensitivity",
+    "plot_priors": "agenteval.plots.sensitivity",
+    "plot_rate_posteriors": "agenteval.plots.summary",
 }
 
 __all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "export", "figure_axes", "paper_style",
@@ -65,7 +71,8 @@ def _pyplot() -> Any:
     try:
         import matplotlib
 
-        matplotlib.use("Agg", force=False)
+        if "ipykernel" not in sys.modules and not os.environ.get("MPLBACKEND"):
+            matplotlib.use("Agg", force=False)  # scripts and tests; notebooks keep inline figures
         import matplotlib.pyplot as plt
     except ImportError as exc:  # pragma: no cover - matplotlib is part of the default install
         raise ImportError("agenteval.plots needs matplotlib: pip install 'agenteval[bayes]'") from exc
@@ -78,8 +85,19 @@ def paper_style() -> Iterator[None]:
     plt = _pyplot()
     from cycler import cycler
 
-    with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}):
-        yield
+    import matplotlib
+
+    interactive = matplotlib.is_interactive()
+    try:
+        with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}):
+            try:
+                yield
+            finally:
+                interactive = matplotlib.is_interactive()
+    finally:
+        # a backend first activated inside (Jupyter's inline one turns interactive mode on) must
+        # stay active: rc_context would restore the old value and stop figures from showing
+        matplotlib.interactive(interactive)
 
 
 def figure_axes(ax: Axes | None = None, *, size: tuple[float, float] = COLUMN,

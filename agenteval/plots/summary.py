@@ -1,0 +1,87 @@
+"""The small posterior figure shown with results in a notebook: one density per group.
+
+It draws the posterior of the fully-correct rate p that the run's summary already reports
+(conjugate Beta(a + c, b + n - c) in ``BayesianMode``; a histogram of ``posterior_samples`` for
+other modes that offer them) and shades the interval the summary row holds.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from agenteval.plots import PALETTE, figure_axes, paper_style
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
+
+__all__ = ["plot_rate_posteriors"]
+
+
+def plot_rate_posteriors(results: Any, *, ax: Axes | None = None) -> Figure | None:
+    """Posterior of each group's fully-correct rate; None in a frequentist mode.
+
+    Where the summary's rate is the conjugate posterior (complete cases, Beta(a + c, b + n - c)),
+    the exact densities; otherwise (hierarchical or empirical-Bayes fits, post-stratified
+    rates) the posterior means and intervals of p, pass@k and pass^k that the rows report.
+    """
+    mode = results.settings.mode
+    if mode.get_result_type() != "distribution":
+        return None
+    rows = [r for r in results.summary().rows if r.complete > 0]
+    if not rows:
+        return None
+    prior = (getattr(mode, "beta_prior_a", None), getattr(mode, "beta_prior_b", None))
+    params = [(prior[0] + r.fully_correct, prior[1] + r.complete - r.fully_correct)
+              if None not in prior else None for r in rows]
+    exact = all(p is not None and abs(r.rate - p[0] / (p[0] + p[1])) < 1e-9
+                and getattr(r, "rate_method", "complete cases") == "complete cases"
+                and getattr(mode, "method", "conjugate") == "conjugate"
+                for r, p in zip(rows, params))
+    with paper_style():
+        fig, ax = figure_axes(ax, size=(4.6, 1.7))
+        if exact:
+            _densities(ax, rows, params)
+        else:
+            _intervals(ax, rows, results.k)
+        level = getattr(mode, "ci_level", 0.95)
+        ax.set_title(f"posterior of p (shaded: {level:.0%} interval)" if exact
+                     else f"posterior means and {level:.0%} intervals")
+        ax.legend(frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5), handlelength=1.2)
+    return fig
+
+
+def _densities(ax: Any, rows: list[Any], params: list[Any]) -> None:
+    from scipy import stats
+
+    grid = np.linspace(0.0, 1.0, 801)
+    for i, (row, (a, b)) in enumerate(zip(rows, params)):
+        color = PALETTE[i % len(PALETTE)]
+        density = stats.beta(a, b).pdf(grid)
+        ax.plot(grid, density, color=color, lw=1.2,
+                label=f"{row.group} ({row.fully_correct}/{row.complete})")
+        inside = (grid >= row.rate_low) & (grid <= row.rate_high)
+        ax.fill_between(grid, 0, density, where=inside, color=color, alpha=0.18, lw=0)
+    ax.set_xlim(0, 1)
+    ax.set_ylim(bottom=0)
+    ax.set_xlabel("share of fully correct conversations, p")
+    ax.set_ylabel("posterior density")
+    ax.set_yticks([])
+
+
+def _intervals(ax: Any, rows: list[Any], k: int) -> None:
+    names = [("rate", "p"), ("pass_at_k", f"pass@{k}"), ("pass_pow_k", f"pass^{k}")]
+    for i, row in enumerate(rows):
+        color = PALETTE[i % len(PALETTE)]
+        y = np.arange(len(names)) + (i - (len(rows) - 1) / 2) * 0.8 / max(len(rows), 1)
+        mean = np.array([getattr(row, f) for f, _ in names])
+        low = np.array([getattr(row, f + "_low") for f, _ in names])
+        high = np.array([getattr(row, f + "_high") for f, _ in names])
+        ax.errorbar(mean, y, xerr=[mean - low, high - mean], fmt="o", ms=3, lw=1, capsize=2,
+                    color=color, label=row.group)
+    ax.set_yticks(np.arange(len(names)), [label for _, label in names])
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("posterior mean and interval")

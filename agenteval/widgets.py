@@ -1,0 +1,116 @@
+"""Notebook widgets: the prior-sensitivity explorer.
+
+    from agenteval.widgets import prior_explorer
+    prior_explorer(results)            # sliders for a, b and k; a menu of the summary's groups
+    prior_explorer(n=10, c=8, k=3)     # any counts
+
+Moving a slider recomputes the exact conjugate posterior (``BayesianMode.estimate``) and redraws
+:func:`agenteval.plots.sensitivity.plot_prior_sensitivity`; nothing is sampled.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+from agenteval.errors import ConfigError
+
+__all__ = ["PriorExplorer", "prior_explorer"]
+
+
+def _groups(results: Any) -> dict[str, tuple[int, int]]:
+    """(n, c) per summary group: complete conversations and fully correct ones."""
+    return {row.group: (row.complete, row.fully_correct) for row in results.summary().rows}
+
+
+class PriorExplorer:
+    """Sliders for the Beta(a, b) prior and k over the counts (n, c) of one group.
+
+    ``widget`` is the ipywidgets box to display; ``estimate`` holds the numbers of the last
+    redraw (a ``PassEstimate`` at the chosen k), so code and tests can read what is shown.
+    """
+
+    def __init__(self, groups: dict[str, tuple[int, int]], *, a: float = 1.0, b: float = 1.0,
+                 k: int = 3, k_max: int = 10, ci_level: float = 0.95) -> None:
+        import ipywidgets as w
+
+        if not groups:
+            raise ConfigError("prior_explorer needs at least one group of counts")
+        self.groups = groups
+        self.k_max = max(int(k_max), int(k))
+        self.ci_level = ci_level
+        self.estimate: Any = None
+        self.renders = 0
+        slider = dict(continuous_update=False, readout_format=".2f",
+                      style={"description_width": "initial"})
+        self.a = w.FloatLogSlider(value=a, base=10, min=-1, max=2, step=0.05,
+                                  description="prior a", **slider)
+        self.b = w.FloatLogSlider(value=b, base=10, min=-1, max=2, step=0.05,
+                                  description="prior b", **slider)
+        self.k = w.IntSlider(value=k, min=1, max=self.k_max, description="k",
+                             continuous_update=False)
+        self.group = w.Dropdown(options=list(groups), value=next(iter(groups)), description="group")
+        self.numbers = w.HTML()
+        self.output = w.Output()
+        controls = w.HBox([self.group, self.a, self.b, self.k])
+        self.widget = w.VBox([controls, self.numbers, self.output])
+        for control in (self.a, self.b, self.k, self.group):
+            control.observe(self._on_change, names="value")
+        self.render()
+
+    def _on_change(self, _change: Any) -> None:
+        self.render()
+
+    def render(self) -> None:
+        """Recompute at the current slider values and redraw."""
+        import matplotlib.pyplot as plt
+        from IPython.display import Image, display
+
+        from agenteval.plots.sensitivity import plot_prior_sensitivity
+        from agenteval.statistical.modes import BayesianMode
+
+        n, c = self.groups[self.group.value]
+        a, b, k = float(self.a.value), float(self.b.value), int(self.k.value)
+        mode = BayesianMode(ci_level=self.ci_level, beta_prior_a=a, beta_prior_b=b)
+        self.estimate = est = mode.estimate(n, c, k)
+        self.numbers.value = (
+            f"<b>{self.group.value}</b>: {c} of {n} fully correct; prior Beta({a:.2f}, {b:.2f}) "
+            f"&rarr; posterior Beta({a + c:.2f}, {b + n - c:.2f}). "
+            f"p = {est.rate:.3f} [{est.rate_low:.3f}, {est.rate_high:.3f}]; "
+            f"pass@{k} = {est.pass_at_k:.3f} [{est.pass_at_k_low:.3f}, {est.pass_at_k_high:.3f}]; "
+            f"pass^{k} = {est.pass_pow_k:.3f} [{est.pass_pow_k_low:.3f}, {est.pass_pow_k_high:.3f}]"
+        )
+        fig = plot_prior_sensitivity(n, c, a=a, b=b, k=k, k_max=self.k_max, ci_level=self.ci_level)
+        buffer = io.BytesIO()
+        fig.savefig(buffer, format="png", dpi=110)
+        plt.close(fig)  # shown once, as the PNG below, whatever the matplotlib backend
+        if self.renders:  # the first render fills an empty output
+            self.output.clear_output(wait=True)
+        with self.output:
+            display(Image(data=buffer.getvalue(), format="png"))
+        self.renders += 1
+
+    def _ipython_display_(self) -> None:
+        from IPython.display import display
+
+        display(self.widget)
+
+
+def prior_explorer(results: Any = None, *, n: int | None = None, c: int | None = None,
+                   a: float = 1.0, b: float = 1.0, k: int | None = None, k_max: int = 10,
+                   ci_level: float = 0.95) -> PriorExplorer:
+    """An explorer over an ``AgenticResults`` (one entry per summary group) or over counts n, c."""
+    if results is not None:
+        if n is not None or c is not None:
+            raise ConfigError("give results or n and c, not both")
+        groups = _groups(results)
+        k = results.k if k is None else k
+    else:
+        if n is None or c is None:
+            raise ConfigError("prior_explorer needs results, or both n and c")
+        from agenteval.statistical.estimators import _check_counts
+
+        _check_counts(n, c)
+        groups = {f"{c} of {n}": (int(n), int(c))}
+    return PriorExplorer(groups, a=a, b=b, k=3 if k is None else k, k_max=k_max,
+                         ci_level=ci_level)
