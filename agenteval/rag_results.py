@@ -15,9 +15,9 @@ import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
 
 from agenteval.judge.base import JudgeRun
+from agenteval.results import _json_safe, _missing, _num
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -360,24 +360,3 @@ def _interval(value: Any, low: Any, high: Any) -> str:
     if _missing(low) or _missing(high):
         return f"{value:.3f}"
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def _missing(x: Any) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def _num(x: Any) -> str:
-    return "n/a" if _missing(x) else f"{x:.3f}"
-
-
-def _json_safe(obj: Any) -> Any:
-    """NaN/inf -> None, numpy scalars -> Python, tuples -> lists, recursively."""
-    if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
