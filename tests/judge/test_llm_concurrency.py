@@ -20,14 +20,16 @@ def _items(n: int) -> list[AnswerItem]:
 def test_in_flight_requests_reach_and_respect_the_limit(make_judge, fake_server, limit):
     make_judge(cache=False).judge_answers(_items(1))  # lazy imports stay out of the timing
     fake_server.reset()
-    fake_server.latency = 0.1
+    # latency grows with the limit, so reaching `limit` requests in flight leaves the client
+    # 0.1 s per request to send them even on a loaded machine; every case ideally takes 1.6 s
+    fake_server.latency = latency = 0.1 * limit
     n = 16
     judge = make_judge(max_concurrency=limit, cache=False)
     start = time.perf_counter()
     assert judge.judge_answers(_items(n)) == [GOOD] * n
     elapsed = time.perf_counter() - start
     assert fake_server.max_in_flight == limit
-    ideal = n * 0.1 / limit
+    ideal = n * latency / limit
     assert ideal <= elapsed  # never faster than the limit allows (no upper bound: shared CPUs)
 
 

@@ -82,12 +82,18 @@ def test_429_honours_retry_after(make_judge, fake_server):
     assert judge.run_record.details["retries"] == 1 and judge.run_record.calls == 2
 
 
+def _timeout_for(fault: object) -> float:
+    """Short enough that a Sleep(3.0) times out; generous otherwise, so a loaded machine's slow
+    reply is never mistaken for the fault under test."""
+    return 1.0 if isinstance(fault, Sleep) else 20.0
+
+
 @pytest.mark.parametrize("fault", [Status(500), Status(502), Status(503), Status(429),
                                    Sleep(3.0), BrokenBody()],
                          ids=["500", "502", "503", "429", "timeout", "broken-body"])
 def test_transient_faults_are_retried(make_judge, fake_server, fault):
     fake_server.on("query A", fault, fault)
-    judge = make_judge(timeout=0.3, max_retries=2)
+    judge = make_judge(timeout=_timeout_for(fault), max_retries=2)
     assert judge.judge_answers(_items("A")) == [GOOD]
     assert len(fake_server.requests) == 3
     assert judge.run_record.details["retries"] == 2
@@ -97,7 +103,7 @@ def test_transient_faults_are_retried(make_judge, fake_server, fault):
                          ids=["500", "timeout"])
 def test_persistent_fault_is_a_failure_with_its_cause(make_judge, fake_server, fault, words):
     fake_server.on("query A", *[fault] * 10)
-    judge = make_judge(timeout=0.3, max_retries=2)
+    judge = make_judge(timeout=_timeout_for(fault), max_retries=2)
     out = judge.judge_answers(_items("A", "B"))
     assert isinstance(out[0], JudgeFailure) and out[0].kind == "error" and words in out[0].cause
     assert out[1] == GOOD
