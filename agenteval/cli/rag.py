@@ -13,8 +13,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agenteval.cli.run import FORMATS, add_judge_arguments, make_judge, make_mode
-from agenteval.errors import AgentEvalError
+from agenteval.cli.run import (FORMATS, add_judge_arguments, check_data_path, check_out_dir,
+                               make_judge, make_mode, print_results)
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -51,25 +51,16 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 def rag_command(args: argparse.Namespace) -> int:
     from agenteval.metrics.rag import ContextualPrecision, ContextualRecall
 
-    if not args.data.exists():
-        raise AgentEvalError(f"{args.data}: no such file")
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise AgentEvalError(f"--out {args.out}: exists and is not a directory")
+    check_data_path(args.data, what="RAG cases")
+    if args.out is not None:
+        check_out_dir(args.out)
     metric = ContextualPrecision if args.metric == "precision" else ContextualRecall
     results = metric.run(str(args.data), make_judge(args), flatten=args.flatten,
                          statistical_mode=make_mode(args), strict=args.strict)
     if args.out is not None:
         write_outputs(results, args.out, args.metric)
-    out = sys.stdout
-    if args.format == "json":
-        json.dump(results.to_json(), out, indent=2)
-        out.write("\n")
-    elif args.format == "csv":
-        results.to_dataframe().to_csv(out, index=False)
-    else:
-        out.write(format_table(results) + "\n")
-        if args.out is not None:
-            out.write(f"\nwrote {args.metric} results to {args.out}/\n")
+    print_results(results, args.format, format_table,
+                  wrote=None if args.out is None else f"wrote {args.metric} results to {args.out}/")
     return _report(results)
 
 

@@ -215,18 +215,25 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
 def run_command(args: argparse.Namespace) -> int:
     results, caught = evaluate_args(args)
     _print_warnings(caught)
+    wrote = (None if args.out is None else
+             f"wrote results to {args.out}/ (open {args.out / 'report.html'} in a browser; "
+             f"`agenteval show {args.out}` prints this summary again)")
+    print_results(results, args.format, format_table, wrote=wrote)
+    return judged_policy(results, min_judged=args.min_judged)
+
+
+def print_results(results: Any, fmt: str, table: Any, *, wrote: str | None = None) -> None:
+    """Results on stdout as JSON, CSV (one row per unit) or ``table(results)``, then ``wrote``."""
     out = sys.stdout
-    if args.format == "json":
+    if fmt == "json":
         json.dump(results.to_json(), out, indent=2)
         out.write("\n")
-    elif args.format == "csv":
+    elif fmt == "csv":
         results.to_dataframe().to_csv(out, index=False)
     else:
-        out.write(format_table(results) + "\n")
-        if args.out is not None:
-            out.write(f"\nwrote results to {args.out}/ (open {args.out / 'report.html'} in a "
-                      f"browser; `agenteval show {args.out}` prints this summary again)\n")
-    return judged_policy(results, min_judged=args.min_judged)
+        out.write(table(results) + "\n")
+        if wrote:
+            out.write(f"\n{wrote}\n")
 
 
 def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
@@ -254,7 +261,8 @@ def _print_warnings(caught: list[Any]) -> None:
         print(text.replace("agenteval: ", "agenteval: warning: ", 1), file=sys.stderr)
 
 
-def check_data_path(path: Path) -> None:
+def check_data_path(path: Path, *, what: str = "conversations (or log files, e.g. {path}/*.eval)"
+                    ) -> None:
     """One line that says what to do for the paths a user commonly gets wrong."""
     if not path.exists():
         raise AgentEvalError(f"{path}: no such file")
@@ -267,7 +275,7 @@ def check_data_path(path: Path) -> None:
             if files:
                 hint = f", e.g. {path / files[0]}"
         raise AgentEvalError(f"{path}: is a directory; pass one .jsonl or .json file of "
-                             f"conversations (or log files, e.g. {path}/*.eval){hint}")
+                             f"{what.format(path=path)}{hint}")
 
 
 def check_unit_flag(flag: str, value: float) -> None:
