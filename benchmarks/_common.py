@@ -40,6 +40,8 @@ def run_json(cmd: list[str], *, env: dict[str, str] | None = None, cwd: Path = R
              timeout: float = 3600) -> dict:
     """Run a child, return the JSON object on its last output line (raise with its stderr)."""
     full_env = {**os.environ, **(env or {})}
+    # children import the small stdlib helpers of benchmarks/ (e.g. _peak)
+    full_env["PYTHONPATH"] = os.pathsep.join(p for p in (full_env.get("PYTHONPATH"), str(HERE)) if p)
     done = subprocess.run(cmd, capture_output=True, text=True, env=full_env, cwd=cwd,
                           timeout=timeout)
     lines = [line for line in done.stdout.splitlines() if line.strip()]

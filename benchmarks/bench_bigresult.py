@@ -19,15 +19,8 @@ import sys
 from _common import CACHE, loadavg, median, print_result, run_json
 
 CHILD = """
-import json, resource, sys, time
-def _peak_mib():  # VmHWM: exec resets it; ru_maxrss can carry the parent's peak on Linux
-    try:
-        for line in open("/proc/self/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+import json, sys, time
+from _peak import peak_mib as _peak_mib  # benchmarks/ is on the child's PYTHONPATH
 from agenteval import Agentic
 Agentic.run({demo!r}, k=3)  # warm-up: imports are not timed
 t0 = time.perf_counter()

@@ -29,15 +29,8 @@ from _common import (CACHE, HERE, PEER_SCRIPT, ROOT, baseline_tree, loadavg, med
 K = 3
 
 CHILD = """
-import json, resource, sys, time
-def _peak_mib():  # VmHWM: exec resets it; ru_maxrss can carry the parent's peak on Linux
-    try:
-        for line in open("/proc/self/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+import json, sys, time
+from _peak import peak_mib as _peak_mib  # benchmarks/ is on the child's PYTHONPATH
 from agenteval import Agentic, BayesianMode
 Agentic.run(sys.argv[2], k=3)  # warm-up: imports and first-use costs are not timed
 t0, c0 = time.perf_counter(), time.process_time()

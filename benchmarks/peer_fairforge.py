@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import json
 import logging
-import resource
 import sys
 import time
 from pathlib import Path
+
+from _peak import peak_mib as _peak_mib  # beside this script, standard library only
 
 
 def _retriever(path: str):
@@ -39,16 +40,6 @@ def _retriever(path: str):
     return JsonlRetriever
 
 
-def _peak_mib() -> float:
-    """This process's peak resident memory: VmHWM, which exec resets (ru_maxrss can report
-    the parent's peak after fork and exec on Linux)."""
-    try:
-        for line in open("/proc/self/status"):
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
-        pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def stats(nc_file: str, k: int) -> dict:
