@@ -7,7 +7,6 @@ rows for ``SuiteSummary`` (text, HTML, CSV, JSON).
 
 from __future__ import annotations
 
-import html
 import math
 from typing import TYPE_CHECKING, Any
 
@@ -247,23 +246,3 @@ def text_lines(summary: Any) -> list[str]:
 _ADJUST = {"holm": "Holm (1979)", "bh": "Benjamini-Hochberg (1995)"}
 
 
-def html_sections(summary: Any) -> str:
-    """The comparison, ranking and quality tables of ``SuiteSummary._repr_html_()``."""
-    import pandas as pd
-
-    fmt = {"float_format": lambda x: f"{x:.3f}"}
-    out = ""
-    if summary.comparisons:
-        out += ("<p>Agent comparisons (A - B; paired on shared task_ids, else independent; "
-                f"p-values adjusted: {html.escape(summary.comparison_adjust)})</p>"
-                + pd.DataFrame([c.model_dump() for c in summary.comparisons]).to_html(index=False, **fmt)
-                + "".join(f"<p><i>{html.escape(m)}</i></p>"
-                          for m in summary.comparison_method.split("\n") if m)
-                + "".join(f"<p><i>note: {html.escape(n)}</i></p>" for n in summary.comparison_notes))
-    if summary.ranking:
-        out += ("<p>Ranking</p>"
-                + pd.DataFrame([r.model_dump() for r in summary.ranking]).to_html(index=False, **fmt))
-    if summary.quality:
-        out += ("<p>Quality assessment (Fair Forge's table; probabilities in Bayesian mode)</p>"
-                + pd.DataFrame([q.model_dump() for q in summary.quality]).to_html(index=False, **fmt))
-    return out

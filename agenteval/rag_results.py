@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 
 from agenteval.judge.base import JudgeRun
-from agenteval.results import _json_safe, _missing, _num
+from agenteval.results import _json_safe, _num
+from agenteval.results import format_interval as _interval
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -352,11 +353,3 @@ def _case_from_dict(metric: str, data: dict[str, Any]) -> Any:
         return PrecisionCase(**data)
     data["statements"] = [StatementJudgment(**st) for st in data["statements"]]
     return RecallCase(**data)
-
-
-def _interval(value: Any, low: Any, high: Any) -> str:
-    if _missing(value):
-        return "n/a"
-    if _missing(low) or _missing(high):
-        return f"{value:.3f}"
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"

@@ -545,10 +545,10 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
 
     extra = summary_fields(results)
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
-                        diagnostics=_json_safe(_diagnostics(results, tasks, names)), **extra)
+                        diagnostics=_json_safe(_diagnostics(results)), **extra)
 
 
-def _diagnostics(results: AgenticResults, tasks: dict[str, Any], names: list[str]) -> list[dict]:
+def _diagnostics(results: AgenticResults) -> list[dict]:
     """The hierarchical fits' diagnostics (the fits are cached by the mode, not refitted)."""
     out = []
     for level, fit in (("conversations", results.conversation_fit()),
@@ -697,6 +697,8 @@ def _missing(x: float | None) -> bool:
 
 def _prob(x: float) -> str:
     """Probabilities near 0 or 1 keep their magnitude visible (4.1e-04, not 0.000)."""
+    if _missing(x):
+        return "n/a"
     return f"{x:.3f}" if 0.001 <= x <= 0.999 else f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
 
 

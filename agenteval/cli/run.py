@@ -218,16 +218,24 @@ def run_command(args: argparse.Namespace) -> int:
     wrote = (None if args.out is None else
              f"wrote results to {args.out}/ (open {args.out / 'report.html'} in a browser; "
              f"`agenteval show {args.out}` prints this summary again)")
-    print_results(results, args.format, format_table, wrote=wrote)
+    # with --out the JSON is already written: print that file, not a second build of it
+    written = (args.out / "results.json").read_text(encoding="utf-8") if (
+        args.out is not None and args.format == "json") else None
+    print_results(results, args.format, format_table, wrote=wrote, json_text=written)
     return judged_policy(results, min_judged=args.min_judged)
 
 
-def print_results(results: Any, fmt: str, table: Any, *, wrote: str | None = None) -> None:
-    """Results on stdout as JSON, CSV (one row per unit) or ``table(results)``, then ``wrote``."""
+def print_results(results: Any, fmt: str, table: Any, *, wrote: str | None = None,
+                  json_text: str | None = None) -> None:
+    """Results on stdout as JSON (``json_text`` when already built), CSV (one row per unit) or
+    ``table(results)``, then ``wrote``."""
     out = sys.stdout
     if fmt == "json":
-        json.dump(results.to_json(), out, indent=2)
-        out.write("\n")
+        if json_text is not None:
+            out.write(json_text)
+        else:
+            json.dump(results.to_json(), out, indent=2)
+            out.write("\n")
     elif fmt == "csv":
         results.to_dataframe().to_csv(out, index=False)
     else:

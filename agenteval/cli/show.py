@@ -40,7 +40,9 @@ def show_command(args: argparse.Namespace) -> int:
         note = "" if datasets is not None else " (data file missing or changed: verdicts only)"
         print(f"wrote {args.report}{note}", file=sys.stderr)
     if args.format == "json":
-        summary = results.to_json()["summary"]
+        from agenteval.results import _json_safe
+
+        summary = _json_safe(results.summary().model_dump())  # not the whole to_json()
         json.dump({"manifest": manifest, "summary": summary}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0

@@ -36,7 +36,7 @@ from agenteval.judge.verdicts import AttributionItem, NodeRelevanceItem, Stateme
 from agenteval.rag_results import (NodeJudgment, PrecisionCase, RagResults, RagSummary,
                                    RecallCase, SearchScore, StatementJudgment)
 from agenteval.statistical import rag as rm
-from agenteval.statistical.modes import BayesianMode, FrequentistMode, StatisticalMode
+from agenteval.statistical.modes import BayesianMode, FrequentistMode, StatisticalMode, _level_text
 
 __all__ = ["ContextualPrecision", "ContextualRecall"]
 
@@ -132,10 +132,6 @@ def _mean_bounds(cases: Sequence[Any]) -> dict[str, float] | None:
 
 def _opt(x: float) -> float | None:
     return None if x is None or not np.isfinite(x) else float(x)
-
-
-def _level_text(level: float) -> str:
-    return f"{level * 100:g}%"
 
 
 def _mean_over_cases(scores: list[float | None], mode: StatisticalMode,

@@ -33,8 +33,7 @@ import numpy as np
 from agenteval.errors import ConfigError, check_k, check_level
 from agenteval.statistical.difficulty import Difficulty
 
-__all__ = ["PlanResult", "PowerCurve", "plan", "power_curve", "simulate_power", "simulate_suites",
-           "study_power", "tasks_for_power", "tasks_for_width"]
+__all__ = ["PlanResult", "PowerCurve", "plan", "power_curve", "simulate_power", "simulate_suites"]
 
 _QUANTITIES = ("success", "pass^k", "pass@k")
 _GH_NODES = 64
@@ -372,21 +371,6 @@ def _from_pilot(pilot: tuple[Any, ...], rate_a: float | None, rate_b: float | No
             correlation = 0.0 if denom == 0 else float(np.clip(cov / denom, -0.95, 0.95))
             est["pilot_correlation"] = round(correlation, 4)
     return rate_a, rate_b, kappa, kappa_b, correlation, est
-
-
-def study_power(**kwargs: Any) -> float:
-    """Closed-form power of a design: ``plan(..., tasks=T).power``."""
-    return plan(**kwargs).power
-
-
-def tasks_for_power(**kwargs: Any) -> int:
-    """Tasks needed for the requested power: ``plan(...).tasks``."""
-    return plan(**kwargs).tasks
-
-
-def tasks_for_width(**kwargs: Any) -> int:
-    """Tasks needed for an interval of total width ``width`` on one agent: ``plan(width=...)``."""
-    return plan(**kwargs).tasks
 
 
 def power_curve(tasks: Any, *, simulate: int = 0, seed: int = 0, **kwargs: Any) -> PowerCurve:

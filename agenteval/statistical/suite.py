@@ -49,7 +49,6 @@ __all__ = [
     "conjugate_task_estimate",
     "frequentist_task_estimate",
     "not_identified_note",
-    "compare_groups",
 ]
 
 # Monte Carlo draws are made in chunks of at most this many numbers (memory bound).
@@ -419,25 +418,3 @@ def frequentist_task_estimate(n: Any, c: Any, k: int, *, level: float = 0.95,
         new_task_pass_pow_k_low=float(n_pw[0]), new_task_pass_pow_k_high=float(n_pw[1]),
         unbiased_pass_at_k=m_at, unbiased_pass_pow_k=m_pw, method=method,
     )
-
-
-# --------------------------------------------------------------------------- agent comparison
-
-
-def compare_groups(n: Any, c: Any, mode: Any) -> tuple[list[tuple[int, int]], dict[str, Any]]:
-    """Every pair (i, j), i < j, of groups compared on the pooled share by ``mode.compare``.
-
-    ``n``, ``c``: complete and fully correct conversations per group. Pairs where either side has
-    nothing judged are NaN (a prior is not a comparison). Returns the pairs and the mode's
-    output (arrays over pairs plus ``method``).
-    """
-    n, c = np.asarray(n), np.asarray(c)
-    pairs = [(i, j) for i in range(n.size) for j in range(i + 1, n.size)]
-    if not pairs:
-        return [], {}
-    a, b = np.array([p[0] for p in pairs]), np.array([p[1] for p in pairs])
-    out = mode.compare(n[a], c[a], n[b], c[b])
-    empty = (n[a] == 0) | (n[b] == 0)
-    out.update({key: np.where(empty, np.nan, out[key])
-                for key in ("mean_diff", "ci_low", "ci_high", "prob_greater")})
-    return pairs, out
