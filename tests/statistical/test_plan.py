@@ -11,7 +11,6 @@ from scipy.special import betaincinv, ndtr
 
 from agenteval.errors import ConfigError
 from agenteval.statistical.difficulty import Difficulty, fit_beta_binomial
-from agenteval.statistical.estimators import pass_pow_k_unbiased
 from agenteval.statistical.plan import (
     _within_var,
     copula_correlation,
@@ -62,7 +61,7 @@ def test_success_variance_is_the_design_effect_formula() -> None:
 def test_within_task_variance_of_pass_pow_k_against_enumeration() -> None:
     d, k, m = Difficulty(0.65, 3.0), 2, 5
     c = np.arange(m + 1)
-    u = pass_pow_k_unbiased(np.full(m + 1, m), c, k)
+    u = np.array([math.comb(int(x), k) / math.comb(m, k) for x in c])  # C(c, k) / C(m, k)
 
     def var_given_p(p: float) -> float:
         pmf = stats.binom.pmf(c, m, p)
