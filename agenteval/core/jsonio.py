@@ -6,7 +6,9 @@ into a ``DataError`` and huge integers become ``inf``, as ``json`` already reads
 
 A ``\\ud800``-style escape with no partner decodes to a lone surrogate, which no UTF-8 writer
 (report, CSV, request) can encode: such characters become U+FFFD with a warning, so one odd
-record never loses a run. Only texts that contain a ``\\u`` escape are walked.
+record never loses a run. Only texts with an escape in the surrogate range (``\\ud800`` to
+``\\udfff``, hex digits in either case) are walked: other escapes (``\\u00b0``) cannot make
+one, and real files have those in most records.
 """
 
 from __future__ import annotations
@@ -17,6 +19,11 @@ import warnings
 from typing import Any
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # after an escaped \\ too: harmless
+
+
+def _may_hold_surrogates(text: str) -> bool:
+    return "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
 
 
 def parse_int(digits: str) -> int | float:
@@ -40,7 +47,7 @@ def loads(text: str) -> Any:
         value = json.loads(text, parse_int=parse_int)
     except RecursionError:
         raise TooDeep() from None
-    return _without_lone_surrogates(value) if "\\u" in text else value
+    return _without_lone_surrogates(value) if _may_hold_surrogates(text) else value
 
 
 def raw_decode(text: str, pos: int) -> tuple[Any, int]:
@@ -49,7 +56,7 @@ def raw_decode(text: str, pos: int) -> tuple[Any, int]:
         value, end = _DECODER.raw_decode(text, pos)
     except RecursionError:
         raise TooDeep() from None
-    return (_without_lone_surrogates(value) if "\\u" in text[pos:end] else value), end
+    return (_without_lone_surrogates(value) if _may_hold_surrogates(text[pos:end]) else value), end
 
 
 def _without_lone_surrogates(value: Any) -> Any:
