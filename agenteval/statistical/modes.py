@@ -473,8 +473,10 @@ class BayesianMode(StatisticalMode):
     def task_estimates(self, n: Any, c: Any, k: int, *, groups: Any,
                        names: list[str]) -> list[TaskEstimate]:
         """One fit over every task (units = tasks, groups = agents), summarised per group."""
-        if self.method == "conjugate":
-            return super().task_estimates(n, c, k, groups=groups, names=names)
+        if self.method == "conjugate":  # one set of draws for all tasks and every group
+            return suite.conjugate_task_estimates(
+                n, c, k, groups=groups, n_groups=len(names), a=self.beta_prior_a,
+                b=self.beta_prior_b, level=self.ci_level, draws=self.mc_samples, seed=self.rng_seed)
         n, c = np.asarray(n, dtype=np.int64), np.asarray(c, dtype=np.int64)
         g = np.asarray(groups, dtype=np.int64)
         if n.size == 0:

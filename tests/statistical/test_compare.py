@@ -285,3 +285,18 @@ def test_grouped_suite_means_match_per_task_draws() -> None:
     for name, w in want.items():
         assert got[name].mean() == pytest.approx(w.mean(), abs=3 * w.std() / math.sqrt(4000))
         assert got[name].std() == pytest.approx(w.std(), rel=0.05)
+
+
+def test_rank_from_draws_with_ties_against_scipy_rankdata() -> None:
+    from scipy.stats import rankdata
+
+    rng = np.random.default_rng(3)
+    for agents in (1, 2, 3, 6):
+        x = rng.integers(0, 4, size=(400, agents)) / 4  # many ties
+        mean, best, rank, lo, hi, gt = rank_from_draws(x)
+        ranks = rankdata(-x, axis=1, method="average")
+        np.testing.assert_array_equal(rank, ranks.mean(axis=0))
+        np.testing.assert_array_equal(lo, np.quantile(ranks, 0.025, axis=0))
+        np.testing.assert_array_equal(hi, np.quantile(ranks, 0.975, axis=0))
+        for i, j in itertools.permutations(range(agents), 2):
+            assert gt[i, j] == pytest.approx(np.mean(x[:, i] > x[:, j]) + 0.5 * np.mean(x[:, i] == x[:, j]))

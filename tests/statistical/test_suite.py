@@ -191,3 +191,40 @@ def test_missing_data_end_to_end_through_agentic_run() -> None:
     assert row.rate_method.startswith("post-stratified")
     assert row.rate_low <= truth <= row.rate_high
     assert row.fully_correct / row.complete > truth + 0.1   # what complete cases would say
+
+
+def test_grouped_conjugate_task_estimates_against_independent_monte_carlo_per_group() -> None:
+    """One set of draws for all tasks and each agent: every estimate against scipy's own
+    sampler run separately on that group's tasks (exact means against quadrature)."""
+    k, a, b = 2, 1.0, 1.0
+    groups = {0: [(4, 1), (3, 3), (5, 2), (6, 6), (2, 0)],   # agent 0
+              2: [(1, 1), (1, 0), (1, 1)],                     # agent 2: one attempt per task
+              3: [(5, 5), (4, 0), (3, 2), (6, 1)]}             # agent 1 has no tasks at all
+    n, c, g = [], [], []
+    for agent, tasks in groups.items():
+        for nt, ct in tasks:
+            n.append(nt), c.append(ct), g.append(agent)
+    rng = np.random.default_rng(0)
+    order = rng.permutation(len(n))   # the groups' tasks interleaved
+    n, c, g = (np.array(x)[order] for x in (n, c, g))
+    out = suite.conjugate_task_estimates(n, c, k, groups=g, n_groups=4, a=a, b=b, draws=20000, seed=3)
+    assert len(out) == 5
+    assert out[2].tasks == 0 and math.isnan(out[2].task_pass_pow_k)          # agent 1: no tasks
+    assert out[3].tasks == 3 and not out[3].identified and math.isnan(out[3].task_pass_pow_k)
+    for j, sel in [(0, np.ones(n.size, bool)), (1, g == 0), (4, g == 3)]:
+        r, tasks = out[j], list(zip(n[sel], c[sel]))
+        assert r.tasks == len(tasks) and r.identified
+        exact = [integrate.quad(lambda p: p ** k * stats.beta(a + ct, b + nt - ct).pdf(p), 0, 1)[0]
+                 for nt, ct in tasks]
+        assert r.task_pass_pow_k == pytest.approx(np.mean(exact), rel=1e-8)
+        draws = np.stack([stats.beta(a + ct, b + nt - ct).rvs(40000, random_state=11 + i)
+                          for i, (nt, ct) in enumerate(tasks)], axis=1)
+        suite_at = (1 - (1 - draws) ** k).mean(axis=1)
+        assert (r.task_pass_at_k_low, r.task_pass_at_k_high) == pytest.approx(
+            tuple(np.quantile(suite_at, [0.025, 0.975])), abs=0.012)
+        w = np.random.default_rng(5).dirichlet(np.ones(len(tasks)), size=40000)
+        new_pw = (w * draws ** k).sum(axis=1)
+        assert (r.new_task_pass_pow_k_low, r.new_task_pass_pow_k_high) == pytest.approx(
+            tuple(np.quantile(new_pw, [0.025, 0.975])), abs=0.015)
+    with pytest.raises(ValueError, match="groups"):
+        suite.conjugate_task_estimates(n, c, k, groups=g, n_groups=3)
