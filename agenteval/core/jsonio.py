@@ -22,7 +22,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")  # after an escaped \\ too: harmless
 
 
-def _may_hold_surrogates(text: str) -> bool:
+def may_hold_surrogates(text: str) -> bool:
+    """Whether ``text`` has an escape that may decode to a lone surrogate (then it is walked)."""
     return "\\u" in text and _SURROGATE_ESCAPE.search(text) is not None
 
 
@@ -47,7 +48,7 @@ def loads(text: str) -> Any:
         value = json.loads(text, parse_int=parse_int)
     except RecursionError:
         raise TooDeep() from None
-    return _without_lone_surrogates(value) if _may_hold_surrogates(text) else value
+    return _without_lone_surrogates(value) if may_hold_surrogates(text) else value
 
 
 def raw_decode(text: str, pos: int) -> tuple[Any, int]:
@@ -56,7 +57,7 @@ def raw_decode(text: str, pos: int) -> tuple[Any, int]:
         value, end = _DECODER.raw_decode(text, pos)
     except RecursionError:
         raise TooDeep() from None
-    return (_without_lone_surrogates(value) if _may_hold_surrogates(text[pos:end]) else value), end
+    return (_without_lone_surrogates(value) if may_hold_surrogates(text[pos:end]) else value), end
 
 
 def _without_lone_surrogates(value: Any) -> Any:

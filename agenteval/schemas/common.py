@@ -12,7 +12,69 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 
-class _DictAccess(BaseModel):
+class _SharedNames(set):
+    """The ``model_fields_set`` of many records of one type and shape (:func:`share_fields_sets`).
+
+    A record takes its own plain copy before an assignment or deletion would change it, and
+    copies (``model_copy``, ``copy``) are plain sets, so the sharing is invisible.
+    """
+
+    __slots__ = ()
+
+    def __copy__(self) -> set[str]:
+        return set(self)
+
+    def __deepcopy__(self, memo: dict) -> set[str]:
+        return set(self)
+
+
+_SHARED_NAMES: dict[tuple[type, frozenset[str]], _SharedNames] = {}
+
+
+class _Record(BaseModel):
+    """Base of the input models: a record whose fields-set may be shared (see above)."""
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        self._own_fields_set()
+        super().__setattr__(name, value)
+
+    def __delattr__(self, name: str) -> None:
+        self._own_fields_set()
+        super().__delattr__(name)
+
+    def _own_fields_set(self) -> None:
+        names = self.__pydantic_fields_set__
+        if type(names) is _SharedNames:
+            object.__setattr__(self, "__pydantic_fields_set__", set(names))
+
+
+def share_fields_sets(dataset: Dataset) -> Dataset:
+    """``dataset`` with each of its records' fields-sets shared with records of the same shape.
+
+    Pydantic gives every validated model its own set of the field names it was given: 200-700
+    bytes, a third of the memory of a loaded suite (10,000 conversations hold 280,000 records,
+    about 90 MB of sets of the same few names). The loaders call this on what they validate.
+    """
+    records: list[_Record] = [dataset]
+    for batch in dataset.conversation:
+        records.append(batch)
+        if batch.agentic is not None:
+            records.append(batch.agentic)
+            records.extend(batch.agentic.tools_used)
+        if batch.ground_truth_agentic is not None:
+            records.append(batch.ground_truth_agentic)
+            records.extend(batch.ground_truth_agentic.expected_tools)
+    for record in records:
+        names = record.__pydantic_fields_set__
+        key = (type(record), frozenset(names))
+        shared = _SHARED_NAMES.get(key)
+        if shared is None:
+            shared = _SHARED_NAMES.setdefault(key, _SharedNames(names))
+        object.__setattr__(record, "__pydantic_fields_set__", shared)
+    return dataset
+
+
+class _DictAccess(_Record):
     """Lets a typed model be read like the dict it was validated from."""
 
     def __getitem__(self, key: str) -> Any:
@@ -104,7 +166,7 @@ class GroundTruthAgentic(_DictAccess):
             raise ValueError(str(exc)) from None
 
 
-class Batch(BaseModel):
+class Batch(_Record):
     """One interaction: a user query, the agent's answer, and the references to judge it by."""
 
     model_config = ConfigDict(extra="forbid")
@@ -136,7 +198,7 @@ class Batch(BaseModel):
         return _unit_number(v, allow_bool=False)
 
 
-class Dataset(BaseModel):
+class Dataset(_Record):
     """One conversation between a user and an assistant (agent)."""
 
     model_config = ConfigDict(extra="forbid")
