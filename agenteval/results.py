@@ -431,8 +431,8 @@ class AgenticResults(list[AgenticMetric]):
 
         if level == "conversation":
             rows = conversation_quality(self, thresholds=thresholds)
-        elif level == "agent":
-            rows = _agent_quality(self, thresholds)
+        elif level == "agent":  # the default thresholds' table is the summary's: not recomputed
+            rows = self.summary().quality if thresholds is None else _agent_quality(self, thresholds)
         else:
             from agenteval.errors import ConfigError
 

@@ -7,6 +7,7 @@ import math
 from collections import defaultdict
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy import stats
 
@@ -132,3 +133,13 @@ def test_conjugate_quality_table_uses_the_headline_values() -> None:
         a, b = 1 + c, 1 + n - c
         assert row.pass_pow_k == pytest.approx(np.mean(np.exp(betaln(a + 3, b) - betaln(a, b))), abs=0.006)
         assert row.pass_at_k == pytest.approx(np.mean(1 - np.exp(betaln(a, b + 3) - betaln(a, b))), abs=0.006)
+
+
+def test_quality_table_is_the_summary_s_and_the_explicit_default_thresholds() -> None:
+    from agenteval.statistical.quality import Thresholds
+
+    results = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode())
+    table = results.quality()
+    explicit = results.quality(thresholds=Thresholds())  # computed afresh, not the summary's
+    pd.testing.assert_frame_equal(table, explicit)
+    assert list(table["unit"]) == [row.unit for row in results.summary().quality]
