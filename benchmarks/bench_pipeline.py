@@ -6,7 +6,8 @@ a fresh child process, alternately, and reports wall time, process CPU time and 
 
 - agenteval: ``Agentic.run(path, k=3, statistical_mode=BayesianMode())`` and ``summary()`` with
   the offline judge (loading and validation, judging, tool scoring with evidence search, exact
-  estimates, results); one warm-up run on the demo file first, so imports are not timed;
+  estimates, results); one warm-up run of the same calls on the demo file first, so imports
+  are not timed;
 - ``--baseline REV``: the same with agenteval as of git revision REV (before/after);
 - the peer: ``Agentic.run`` of alquimia-fair-forge 3.0.0 with a zero-cost fake LangChain judge
   (it has no offline judge), so only its own pipeline is timed; no warm-up (its imports happen
@@ -32,13 +33,26 @@ CHILD = """
 import json, sys, time
 from _peak import peak_mib as _peak_mib  # benchmarks/ is on the child's PYTHONPATH
 from agenteval import Agentic, BayesianMode
-Agentic.run(sys.argv[2], k=3)  # warm-up: imports and first-use costs are not timed
+# warm-up, the same calls as timed (the Bayesian mode and summary() import what they use):
+# imports and first-use costs are not timed
+Agentic.run(sys.argv[2], k=3, statistical_mode=BayesianMode()).summary()
+parts = {}
+if sys.argv[4:] == ["parts"]:  # loading alone, timed as Agentic.run loads (collector paused)
+    from agenteval._gc import collector_paused
+    from agenteval.core.retriever import load_datasets
+    c = time.process_time()
+    with collector_paused():
+        loaded = load_datasets(sys.argv[1])
+    parts["load_cpu_seconds"] = time.process_time() - c
+    del loaded
 t0, c0 = time.perf_counter(), time.process_time()
 results = Agentic.run(sys.argv[1], k=int(sys.argv[3]), statistical_mode=BayesianMode())
+c1 = time.process_time()
 results.summary()
+parts["summary_cpu_seconds"] = time.process_time() - c1
 print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0,
                   "conversations": len(results),
-                  "peak_rss_mib": _peak_mib()}))
+                  "peak_rss_mib": _peak_mib(), **parts}))
 """
 
 
@@ -60,6 +74,10 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--baseline", help="git revision of agenteval to compare with (before/after)")
     parser.add_argument("--no-peer", action="store_true")
+    parser.add_argument("--parts", action="store_true",
+                        help="also time loading alone (one extra load per run, before the timed "
+                        "run: peak memory may then include its leftovers) and report summary() "
+                        "and loading CPU time per agenteval run")
     parser.add_argument("--peer-repeats-large", type=int, default=1,
                         help="the peer's repeats at 10,000 conversations and more (minutes each)")
     args = parser.parse_args()
@@ -84,7 +102,8 @@ def main() -> None:
                 if name == "peer" and size >= 10_000 and rep >= args.peer_repeats_large:
                     continue
                 cmd, env = contenders[name]
-                extra = [path, str(K)] if name == "peer" else [path, demo, str(K)]
+                extra = ([path, str(K)] if name == "peer"
+                         else [path, demo, str(K), *(["parts"] if args.parts else [])])
                 runs[name].append(run_json([*cmd, *extra], env=env, cwd=CACHE))  # not the repo: -c puts cwd first on sys.path
         row: dict = {"conversations": size, "interactions": interactions}
         for name, outs in runs.items():
@@ -94,6 +113,9 @@ def main() -> None:
                          "interactions_per_s": round(interactions / s),
                          "peak_rss_mib": round(median([o["peak_rss_mib"] for o in outs]), 1),
                          "repeats": len(outs)}
+            for part in ("load_cpu_seconds", "summary_cpu_seconds"):
+                if all(part in o for o in outs):
+                    row[name][part] = round(median([o[part] for o in outs]), 3)
         for name in runs:
             if name != "agenteval":
                 row[name]["time_ratio_vs_agenteval"] = round(row[name]["seconds"] / row["agenteval"]["seconds"], 2)
@@ -101,7 +123,10 @@ def main() -> None:
         rows.append(row)
         print(f"{size:>6,} conversations ({interactions:,} interactions): " + "; ".join(
             f"{name} {row[name]['seconds']:.2f} s ({row[name]['interactions_per_s']:,}/s, "
-            f"cpu {row[name]['cpu_seconds']:.2f} s, peak {row[name]['peak_rss_mib']:.0f} MiB)"
+            f"cpu {row[name]['cpu_seconds']:.2f} s, peak {row[name]['peak_rss_mib']:.0f} MiB"
+            + "".join(f", {part.split('_')[0]} cpu {row[name][part]:.2f} s"
+                      for part in ("load_cpu_seconds", "summary_cpu_seconds") if part in row[name])
+            + ")"
             for name in runs), flush=True)
     scaling, scaling_cpu = {}, {}
     if len(rows) >= 2:
