@@ -767,13 +767,16 @@ def _group(agent: Sequence[str], task: Sequence[str | None], success: Any) -> li
         raise ConfigError(f"agent, task and success must have one length, got "
                           f"{len(agent)}, {len(task)}, {s.size}")
     agents: dict[str, _Agent] = {}
-    for i, (a, t) in enumerate(zip(agent, task)):
-        ag = agents.setdefault(str(a), _Agent(str(a), {}))
+    for a, t, ok in zip(agent, task, s.tolist()):
+        ag = agents.get(a) if type(a) is str else None
+        if ag is None:
+            ag = agents.setdefault(str(a), _Agent(str(a), {}))
         ag.conversations += 1
-        ag.successes += int(s[i])
+        ag.successes += ok
         if t is not None and t == t:  # NaN from a DataFrame is no task
-            n, c = ag.tasks.get(str(t), (0, 0))
-            ag.tasks[str(t)] = (n + 1, c + int(s[i]))
+            t = t if type(t) is str else str(t)
+            n, c = ag.tasks.get(t, (0, 0))
+            ag.tasks[t] = (n + 1, c + ok)
     return list(agents.values())
 
 

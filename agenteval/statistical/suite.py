@@ -377,7 +377,9 @@ def _group_draw_sums(post_a: np.ndarray, post_b: np.ndarray, groups: np.ndarray,
         m = min(rows, draws - start)
         p = rng.beta(post_a, post_b, size=(m, post_a.size))
         e = rng.standard_exponential(size=p.shape)
-        at, pw = _map_k(p, k)
+        # plain powers: absolute error ~1e-16, far below the Monte Carlo error, and several
+        # times cheaper than _map_k's log1p / expm1 (which keeps tiny values' relative accuracy)
+        at, pw = 1.0 - (1.0 - p) ** k, p ** k
         for j, x in enumerate((at, pw, e * at, e * pw, e)):
             out[start:start + m, present, j] = np.add.reduceat(x, starts, axis=1)
     return out
