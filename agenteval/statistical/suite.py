@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from agenteval.errors import ConfigError
 from agenteval.statistical import estimators as est
 
 __all__ = [
@@ -321,7 +322,7 @@ def conjugate_task_estimates(n: Any, c: Any, k: int, *, groups: Any = None, n_gr
     n, c, max_attempts, with_k, identified = _counts(n, c, k)
     g = np.zeros(n.size, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64).ravel()
     if g.size != n.size or (groups is not None and g.size and not 0 <= g.min() <= g.max() < n_groups):
-        raise ValueError(f"groups must be one index in 0 .. n_groups-1 per task, got {g.size} "
+        raise ConfigError(f"groups must be one index in 0 .. n_groups-1 per task, got {g.size} "
                          f"for {n.size} tasks and n_groups={n_groups}")
     method = (f"independent per-task Beta({a:g}, {b:g}) posteriors: exact means, "
               f"{level * 100:g}% intervals by seeded Monte Carlo ({draws} draws); new task: "

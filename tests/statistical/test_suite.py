@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
+from agenteval.errors import ConfigError
 from agenteval.statistical import suite
 from agenteval.statistical.modes import BayesianMode, FrequentistMode
 
@@ -226,5 +227,5 @@ def test_grouped_conjugate_task_estimates_against_independent_monte_carlo_per_gr
         new_pw = (w * draws ** k).sum(axis=1)
         assert (r.new_task_pass_pow_k_low, r.new_task_pass_pow_k_high) == pytest.approx(
             tuple(np.quantile(new_pw, [0.025, 0.975])), abs=0.015)
-    with pytest.raises(ValueError, match="groups"):
+    with pytest.raises(ConfigError, match="groups"):
         suite.conjugate_task_estimates(n, c, k, groups=g, n_groups=3)
