@@ -29,6 +29,7 @@ class _SharedNames(set):
 
 
 _SHARED_NAMES: dict[tuple[type, frozenset[str]], _SharedNames] = {}
+_LAST_SHARED: dict[type, _SharedNames] = {}  # per record type, the shape shared last
 
 
 class _Record(BaseModel):
@@ -64,12 +65,17 @@ def share_fields_sets(dataset: Dataset) -> Dataset:
         if batch.ground_truth_agentic is not None:
             records.append(batch.ground_truth_agentic)
             records.extend(batch.ground_truth_agentic.expected_tools)
+    last = _LAST_SHARED
     for record in records:
         names = record.__pydantic_fields_set__
-        key = (type(record), frozenset(names))
-        shared = _SHARED_NAMES.get(key)
-        if shared is None:
-            shared = _SHARED_NAMES.setdefault(key, _SharedNames(names))
+        kind = type(record)
+        shared = last.get(kind)
+        if shared is None or shared != names:  # most records have their type's last shape
+            key = (kind, frozenset(names))
+            shared = _SHARED_NAMES.get(key)
+            if shared is None:
+                shared = _SHARED_NAMES.setdefault(key, _SharedNames(names))
+            last[kind] = shared
         object.__setattr__(record, "__pydantic_fields_set__", shared)
     return dataset
 
