@@ -550,7 +550,12 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
 
 def _diagnostics(results: AgenticResults) -> list[dict]:
     """The hierarchical fits' diagnostics (the fits are cached by the mode, not refitted)."""
-    out = []
+    from agenteval.statistical.modes import StatisticalMode
+
+    out: list[dict] = []
+    mode = results.settings.mode
+    if getattr(mode, "method", None) == "conjugate" or type(mode).fit is StatisticalMode.fit:
+        return out  # nothing fitted (conjugate, frequentist): the data need not be gathered
     for level, fit in (("conversations", results.conversation_fit()),
                        ("tasks", results.task_fit())):
         if fit is not None:
