@@ -34,11 +34,12 @@ from agenteval.judge.base import (AnswerItem, Judge, JudgeFailure, JudgeOutcome,
 from agenteval.judge.cache import JudgeCache, cache_key, resolve_cache
 from agenteval.judge.failures import AuthFailed, Failed
 from agenteval.judge.jobs import FAILURE_MARK, Job, JobStats, run_jobs
-from agenteval.judge.templates import (PLAIN, Template, build_template, mode_from_name,
-                                       prompts_extract)
+from agenteval.judge.templates import (PLAIN, Template, build_template, instructor_handlers,
+                                       instructor_rejects, mode_from_name, prompts_extract)
 from agenteval.judge.transport import (OPENAI_BASE_URL, Policy, RunState, Secret,
                                        check_base_url, is_local_endpoint, is_openai_endpoint,
-                                       make_client, safe_endpoint, server_slots)
+                                       make_client, safe_endpoint, server_slots,
+                                       warm_http_stack)
 from agenteval.judge.verdicts import (AnswerVerdict, AttributionItem, AttributionsVerdict,
                                       NodeRelevanceItem, NodeRelevanceVerdict, StatementsItem,
                                       StatementsVerdict, UtilizationVerdict, attributions_model,
@@ -202,13 +203,10 @@ class LLMJudge(Judge):
 
     @staticmethod
     def _warm_client_library() -> None:
-        """Import the HTTP stack now, not inside the first batch (imports take a good 0.1 s)."""
-        try:
-            import httpx2  # noqa: F401
-            from httpx2 import AsyncClient  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("LLMJudge needs the 'llm' extra: pip install 'agenteval[llm]'"
-                              ) from exc
+        """Import the HTTP client and instructor now, not inside the first batch (~0.3 s)."""
+        warm_http_stack()
+        instructor_handlers("json_schema")
+        instructor_rejects()
 
     # ---- keys and copies --------------------------------------------------------------------
 
