@@ -2,10 +2,11 @@
 
 This module holds the judge's configuration and public methods; the work is split by job:
 
-- :mod:`agenteval.judge.templates`: request templates per verdict type and mode (built once per
-  judge), reply parsing, salvage of replies cut at the token limit, re-ask messages;
-- :mod:`agenteval.judge.transport`: the client, the key, one request with its retries, the run
-  deadline, fail-fast and the stop at the first 401/403;
+- :mod:`agenteval.judge.templates`: request templates per verdict type and mode, prepared once
+  per judge by instructor's own mode handlers, which also parse each reply and build the
+  re-asks; salvage of replies cut at the token limit and the plain-text mode are ours;
+- :mod:`agenteval.judge.transport`: the HTTP client (aiohttp), the key, one request with its
+  retries, the run deadline, fail-fast and the stop at the first 401/403;
 - :mod:`agenteval.judge.jobs`: one batch of judgments (cache, de-duplication, concurrency,
   progress, accounting);
 - :mod:`agenteval.judge.failures`: why a judgment failed, as stable codes.
