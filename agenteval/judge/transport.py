@@ -162,14 +162,14 @@ class HTTPClient:
     def __init__(self, base_url: str, headers: dict[str, str], timeout: float) -> None:
         import aiohttp
         import yarl
+        from aiohttp.helpers import get_env_proxy_for_url
 
         self.url = base_url.rstrip("/") + "/chat/completions"
         self.headers = headers
         # The proxy from HTTP(S)_PROXY / NO_PROXY (as the openai SDK honours them), looked up
         # once: aiohttp's trust_env would look it up (and read ~/.netrc) in a thread per request.
         try:
-            self.proxy, self.proxy_auth = aiohttp.helpers.get_env_proxy_for_url(
-                yarl.URL(self.url))
+            self.proxy, self.proxy_auth = get_env_proxy_for_url(yarl.URL(self.url))
         except LookupError:
             self.proxy, self.proxy_auth = None, None
         self._timeout_of = aiohttp.ClientTimeout
