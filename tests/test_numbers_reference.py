@@ -252,3 +252,18 @@ def test_echo_window_finds_every_close_number():
         echo = evidence._Echo(evidence._Query(""), {"n": near})
         want = any(math.isclose(x, v, rel_tol=1e-9, abs_tol=1e-12) for v in near)
         assert echo.has_number(x) == want, (x, near)
+
+
+def test_exactly_equal_is_the_exact_comparison():
+    """The judge's digit-level equality against Fractions, percentages against plain numbers
+    included (a percentage is a hundredth of its written value there)."""
+    found = [n for t in texts(8, 400) + ["50%", "0.5", "5000", "0.005", "-0", "0%", "1.50"]
+             for n in _numbers.find_numbers(t)]
+    rng = random.Random(10)
+    for _ in range(20_000):
+        r, a = rng.choice(found), rng.choice(found)
+        if r.percent == a.percent:
+            want = r.value == a.value
+        else:
+            want = r.fraction_value == a.fraction_value
+        assert offline._exactly_equal(r, a) == want, (r, a)
