@@ -64,6 +64,9 @@ def fold_text(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
 
 
+_UNSET = object()
+
+
 class WrittenNumber:
     """One number written in a text, with the precision its writer displayed.
 
@@ -74,7 +77,7 @@ class WrittenNumber:
     """
 
     __slots__ = ("_digits", "_exp10", "_negative", "decimals", "percent", "scale", "_value",
-                 "_float")
+                 "_float", "_key")
 
     def __init__(self, digits: str, exp10: int, negative: bool, decimals: int, percent: bool,
                  scale: int) -> None:
@@ -86,6 +89,7 @@ class WrittenNumber:
         self.scale = scale  # 1, or the multiplier of a scale word ("2.5 million" -> 10**6)
         self._value: Fraction | None = None
         self._float: float | None = None  # float_value(0), kept: every comparison asks for it
+        self._key: object = _UNSET  # value_key, kept likewise
 
     @property
     def value(self) -> Fraction:
@@ -102,6 +106,15 @@ class WrittenNumber:
         """Half a unit of the last displayed digit, in the same units as ``value``."""
         e = self._exp10 - self.decimals - 1
         return Fraction(5 * 10**e) if e >= 0 else Fraction(5, 10**-e)
+
+    def scaled_integer(self) -> tuple[int, int]:
+        """``(m, e)`` with ``value == m * 10**e`` exactly, for integer arithmetic."""
+        m = int(self._digits.replace(".", ""))
+        return (-m if self._negative else m), self._exp10 - self.decimals
+
+    def half_exponent(self) -> int:
+        """``e`` with ``half_unit == 5 * 10**e``."""
+        return self._exp10 - self.decimals - 1
 
     @property
     def fraction_value(self) -> Fraction:
@@ -132,12 +145,15 @@ class WrittenNumber:
         """``(negative, significant digits, power of ten)``, one per exact value (None for zero),
         so two values are equal exactly when their keys are, with no rational arithmetic:
         "1.50", "1.5" and "15e-1" all give ``(False, "15", -1)``."""
-        digits = self._digits.replace(".", "").lstrip("0")
-        if not digits:
-            return None
-        significant = digits.rstrip("0")
-        exponent = self._exp10 - self.decimals + len(digits) - len(significant)
-        return (self._negative, significant, exponent)
+        if self._key is _UNSET:
+            digits = self._digits.replace(".", "").lstrip("0")
+            if not digits:
+                self._key = None
+            else:
+                significant = digits.rstrip("0")
+                exponent = self._exp10 - self.decimals + len(digits) - len(significant)
+                self._key = (self._negative, significant, exponent)
+        return self._key  # type: ignore[return-value]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, WrittenNumber):
@@ -225,7 +241,7 @@ def _parse_all(text: str) -> ParsedText:
         return ParsedText(text, (), True)
     # findall, not finditer: the groups as tuples, with no match object per number
     numbers = [_read(groups) for groups in _NUMBER_RE.findall(text)]
-    if None in numbers:
+    if not all(numbers):  # a match too long to be a number (not "None in", which calls __eq__)
         return ParsedText(text, tuple(n for n in numbers if n is not None), False)
     return ParsedText(text, tuple(numbers), True)  # type: ignore[arg-type]
 

@@ -36,7 +36,6 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Context, Decimal
-from fractions import Fraction
 from typing import Any
 
 from agenteval._numbers import ParsedText, WrittenNumber, find_numbers, parse_text, to_float
@@ -112,19 +111,27 @@ def _exactly_equal(ref: WrittenNumber, ans: WrittenNumber) -> bool:
 
 
 def _same_number(ref: WrittenNumber, ans: WrittenNumber, rel_tol: float) -> bool:
+    """``numbers_match``'s rule for one pair, in exact arithmetic: both values and the half unit
+    are integers times powers of ten, so scaled to the smallest power they are integers."""
     if _surely_different(ref, ans, rel_tol):
         return False
     if _exactly_equal(ref, ans):
         return True
-    if ref.percent == ans.percent:
-        r, a, half = ref.value, ans.value, ans.half_unit
-    else:  # a percentage against a plain number: compare as fractions ("50%" is 0.5)
-        r, a = ref.fraction_value, ans.fraction_value
-        half = ans.half_unit / 100 if ans.percent else ans.half_unit
+    r, er = ref.scaled_integer()
+    a, ea = ans.scaled_integer()
+    eh = ans.half_exponent()  # the half unit is 5 * 10**eh
+    if ref.percent != ans.percent:  # a percentage against a plain number: as fractions
+        if ref.percent:
+            er -= 2
+        else:
+            ea, eh = ea - 2, eh - 2
+    low = min(er, ea, eh)
+    r, a = r * 10 ** (er - low), a * 10 ** (ea - low)
     diff = abs(r - a)
-    if diff == 0 or diff <= Fraction(rel_tol) * max(abs(r), abs(a)):
+    p, q = rel_tol.as_integer_ratio()  # Fraction(rel_tol) is exactly p / q, q > 0
+    if diff == 0 or diff * q <= p * max(abs(r), abs(a)):
         return True
-    return ans.decimals > 0 and diff < half
+    return ans.decimals > 0 and diff < 5 * 10 ** (eh - low)
 
 
 def numbers_match(reference: str, answer: str, *, rel_tol: float = 1e-9) -> bool:
@@ -148,7 +155,20 @@ def _numbers_match(ref_numbers: Sequence[WrittenNumber], answer_numbers: Sequenc
                    rel_tol: float) -> bool:
     if not ref_numbers:
         return False
-    return all(any(_same_number(r, a, rel_tol) for a in answer_numbers) for r in ref_numbers)
+    # An answer number equal to r settles r (equal numbers are the same); most are found so,
+    # by their value keys, and only the others are compared one by one.
+    equal = {(a.value_key, a.percent) for a in answer_numbers}
+    for r in ref_numbers:
+        key = r.value_key
+        if (key, r.percent) in equal:
+            continue
+        # a percentage equals the plain number a hundredth of it, and 0% is 0
+        other = key if key is None else (key[0], key[1], key[2] + (-2 if r.percent else 2))
+        if (other, not r.percent) in equal:
+            continue
+        if not any(_same_number(r, a, rel_tol) for a in answer_numbers):
+            return False
+    return True
 
 
 def token_f1(answer: str, reference: str) -> float:
