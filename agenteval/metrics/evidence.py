@@ -206,12 +206,19 @@ class _Echo:
 
 
 class _Query:
-    """A text normalised now and parsed for numbers on first need (the query, the answer)."""
+    """A text normalised and parsed for numbers on first need (the query, the answer)."""
 
     def __init__(self, text: str) -> None:
-        self.text, self.norm = text, fold_text(text)
+        self.text = text
+        self._norm: str | None = None
         self._readings: tuple[tuple[float, float], ...] | None = None
         self._slack: list[tuple[float, float]] | None = None
+
+    @property
+    def norm(self) -> str:
+        if self._norm is None:
+            self._norm = fold_text(self.text)
+        return self._norm
 
     def readings(self) -> tuple[tuple[float, float], ...]:
         if self._readings is None:
@@ -234,15 +241,22 @@ def _capped_leaves(result: Any) -> tuple[list[Any], bool]:
     out: list[Any] = []
     budget, cut = MAX_RESULT_CHARS, False
     for leaf in _all_leaves(result):
-        if isinstance(leaf, bool) or leaf is None:
-            continue
-        if _is_number(leaf):
+        kind = type(leaf)
+        if kind is str:
+            text = leaf
+        elif kind is int or kind is float:
             out.append(leaf)
             continue
+        elif kind is bool or leaf is None:
+            continue
+        elif _is_number(leaf):
+            out.append(leaf)
+            continue
+        else:
+            text = str(leaf)
         if budget <= 0:
             cut = True
             break
-        text = leaf if type(leaf) is str else str(leaf)
         if len(text) > budget:
             text, cut = _cut(text, budget), True
         budget = 0 if cut else budget - len(text)
@@ -271,24 +285,22 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
     parsing. Then numbers, in leaf order: the first strong one the answer shows; weak ones
     (integers below 10) only when the result has no text and no strong number to look for.
 
-    Texts and numbers that are echoes (``_Echo``) are not looked for. Whether one is an echo is
-    asked only where the outcome depends on it: for a text, once it is in the answer or while
-    the result has no other text to look for; a number is "shown" when it lies within the slack
-    of an answer reading that is not an echo, so a number near none of the answer's readings is
-    no evidence whatever the echo holds, and is asked about only while the result has no text
-    and no strong number to look for.
+    Texts and numbers that are echoes (``_Echo``) are not looked for, and whether one is an echo
+    is asked only where the outcome depends on it: for a text in the answer at once; for the
+    others, which only make the result searchable, at the end and only if nothing was found. A
+    number is "shown" when it lies within the slack of an answer reading that is not an echo,
+    so a number near none of the answer's readings is no evidence whatever the echo holds.
     """
-    texts = False
     wholes = [_whole_number(leaf) if type(leaf) is str else None for leaf in leaves]
     norm = answer.norm
+    unfound: list[str] = []  # texts not in the answer: searchable, unless every one is an echo
     for leaf, whole in zip(leaves, wholes):
         if whole is None and type(leaf) is str:
             for t in _text_candidates(leaf):
-                if _text_in(t, norm):
-                    if not echo.has_text(t):
-                        return True, _show(t, 40)
-                elif not texts and not echo.has_text(t):
-                    texts = True
+                if not _text_in(t, norm):
+                    unfound.append(t)
+                elif not echo.has_text(t):
+                    return True, _show(t, 40)
     said = answer.with_slack()
     shown: list[tuple[float, float]] | None = None
     strong, unsettled, weak = False, [], []
@@ -308,7 +320,7 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
             if not is_strong:
                 weak.append(x)  # its echo is asked below, if weak numbers are looked for
             elif not _number_in(x, said):  # within no answer reading: not shown
-                if not texts and not strong:
+                if not strong:
                     unsettled.append(x)  # makes the result searchable unless it is an echo
             elif not echo.has_number(x):
                 strong = True
@@ -316,7 +328,8 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
                     shown = [(v, s) for v, s in said if not echo.has_number(v)]
                 if _number_in(x, shown):
                     return True, _show_number(x)
-    if texts or strong or any(not echo.has_number(x) for x in unsettled):
+    if strong or any(not echo.has_text(t) for t in unfound) or any(
+            not echo.has_number(x) for x in unsettled):
         return True, None
     weak = [x for x in weak if not echo.has_number(x)]
     if not weak:
