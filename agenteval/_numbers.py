@@ -50,12 +50,17 @@ _NUMBER_RE = re.compile(
     # (the signs, currency signs and digits have no case; after NFKC the one other letter that
     # Unicode case-insensitive matching took for an ASCII one is the Turkish dotless or dotted
     # i, whose "mıllion" then failed the scale look-up with a KeyError).
+    # The sign, currency sign and second sign are one group (a minus anywhere in it makes the
+    # number negative): findall builds a string per group and match, so fewer groups, less work.
     r"(?=[-\u2212+$\u20ac\u00a3\u00a5\d.])"
-    r"(?<![\w.])(?P<sign>[-\u2212+])?(?:(?P<cur>[$\u20ac\u00a3\u00a5])\s?)?(?P<sign2>[-\u2212])?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?<![\w.])(?P<prefix>[-\u2212+]?(?:[$\u20ac\u00a3\u00a5]\s?)?[-\u2212]?)"
+    # Thousands groups only where a comma follows the first one to three digits, and a percent
+    # or scale word only where its first letter follows: both lookaheads say what the
+    # alternatives behind them need anyway, so the engine does not try those in vain.
+    r"(?P<num>(?=\d{1,3},\d{3})\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:[eE](?P<exp>[-+]?\d+))?"
-    r"(?:\s?(?P<pct>%|(?ai:percent)\b|(?ai:per)\s?(?ai:cent)\b)"
-    r"|\s?(?P<scale>(?ai:thousand|million|billion|trillion|mn|bn|tn|k))\b)?",
+    r"(?:(?=\s?[%pPtTmMbBkK])(?:\s?(?P<pct>%|(?ai:percent)\b|(?ai:per)\s?(?ai:cent)\b)"
+    r"|\s?(?P<scale>(?ai:thousand|million|billion|trillion|mn|bn|tn|k))\b))?",
 )
 
 
@@ -169,10 +174,16 @@ class WrittenNumber:
                 f"decimals={self.decimals}, percent={self.percent}, scale={self.scale})")
 
 
-@functools.lru_cache(maxsize=2048)
 def _five_times_ten_to(e: int) -> float:
-    """``float(5 * 10**e)`` correctly rounded (0.0 or inf past the float range); few distinct e."""
-    return float(f"5e{e}")
+    """``float(5 * 10**e)`` correctly rounded (0.0 or inf past the float range), kept in
+    ``_HALVES``: ``e`` is bounded by the digit and exponent limits, so it holds few values."""
+    half = _HALVES.get(e)
+    if half is None:
+        half = _HALVES[e] = float(f"5e{e}")
+    return half
+
+
+_HALVES: dict[int, float] = {}
 
 
 class ParsedText:
@@ -258,7 +269,7 @@ def _read(groups: tuple[str, ...]) -> WrittenNumber | None:
 
     Both checks come before any conversion, so each match costs time bounded by its length.
     """
-    sign, _cur, sign2, num, exp, pct, scale_word = groups
+    prefix, num, exp, pct, scale_word = groups
     digits = num.replace(",", "") if "," in num else num
     point = digits.find(".")
     if len(digits) - (point >= 0) > MAX_DIGITS:
@@ -274,8 +285,9 @@ def _read(groups: tuple[str, ...]) -> WrittenNumber | None:
     if scale_word:
         power = _SCALE_POWERS[scale_word.lower()]
         scale, e = 10**power, e + power
-    return WrittenNumber(digits, e, sign == "-" or sign == "\u2212" or sign2 != "",
-                         len(digits) - point - 1 if point >= 0 else 0, pct != "", scale)
+    negative = "-" in prefix or "\u2212" in prefix if prefix else False
+    return WrittenNumber(digits, e, negative, len(digits) - point - 1 if point >= 0 else 0,
+                         pct != "", scale)
 
 
 def _parse(m: re.Match[str]) -> WrittenNumber | None:
@@ -322,22 +334,25 @@ def _readings_all(text: str) -> tuple[tuple[float, float], ...]:
     if _DIGIT(text) is None:
         return ()
     out: list[tuple[float, float]] = []
-    for groups in _NUMBER_RE.findall(text):
-        sign, _cur, sign2, num, exp, pct, scale_word = groups
+    halves = _HALVES
+    for prefix, num, exp, pct, scale_word in _NUMBER_RE.findall(text):
         if exp or scale_word or len(num) > _PLAIN_DIGITS:
-            n = _read(groups)
+            n = _read((prefix, num, exp, pct, scale_word))
             if n is not None:
                 out.extend(readings_of((n,)))
             continue
         digits = num.replace(",", "") if "," in num else num
-        negative = sign2 != "" or sign == "-" or sign == "\u2212"
         v = float(digits)
+        if v and prefix and ("-" in prefix or "\u2212" in prefix):
+            v = -v
         point = digits.find(".")
         e = point - len(digits) if point >= 0 else -1  # -decimals - 1: the half unit's power
-        out.append((-v if negative and v else v, _five_times_ten_to(e)))
+        out.append((v, halves[e] if e in halves else _five_times_ten_to(e)))
         if pct:
             v = float(digits + "e-2")
-            out.append((-v if negative and v else v, _five_times_ten_to(e - 2)))
+            if v and prefix and ("-" in prefix or "\u2212" in prefix):
+                v = -v
+            out.append((v, _five_times_ten_to(e - 2)))
     return tuple(out)
 
 
