@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 import re
-from bisect import bisect_left, bisect_right
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -191,9 +191,10 @@ class _Echo:
             self._exact = frozenset(numbers)
         if x in self._exact:
             return True
-        # A number close to x is within 1.0000001e-9 |x| or 1e-12 of it (isclose's bound, its
-        # relative part taken of the larger magnitude); the window is twice that, so float
-        # rounding of its ends cannot leave one out. Sorted, so bisect finds the few inside.
+        # A number close to x lies within about 1e-9 |x| (isclose's relative bound, taken of
+        # the larger magnitude, is at most 1.0000001e-9 |x|) or about 1e-12 of it; the window is
+        # twice that, so the float rounding of its ends cannot leave one out. The numbers are
+        # sorted, so bisect finds the few inside (test_echo_window_finds_every_close_number).
         window = 2e-9 * abs(x) + 2e-12
         lo = bisect_left(numbers, x - window)
         hi = bisect_right(numbers, x + window, lo)
