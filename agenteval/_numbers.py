@@ -13,7 +13,7 @@ What is recognised (after Unicode NFKC normalisation):
 - digits with optional thousands commas (``1,234``) and decimals (``1,234.5``, ``.5``);
 - an optional exponent (``1.2e5``);
 - then optionally a percent (``%``, ``percent``, ``per cent``) or a scale word
-  (``thousand k million mn billion bn trillion tn``).
+  (``thousand k million mn billion bn trillion tn``), in any ASCII case.
 
 A number glued to a letter or a dot on its left (``AF123``, ``v1.2``'s ``2``) is not a number.
 
@@ -21,6 +21,14 @@ Any model output reaches this parser, so it never spends unbounded time or raise
 a digit run longer than ``MAX_DIGITS`` or an exponent beyond ``MAX_EXPONENT`` (``1e99999999``)
 is read as text, not as a number, and the float readings leave out values a float cannot hold
 (``1e400``), which are still compared exactly as fractions by the offline judge.
+
+Each text is read once: ``parse_text`` gives its numbers (what the offline judge compares
+exactly) and ``text_readings`` its float readings (what the evidence search compares, within a
+documented slack); both are cached for short texts in bounded LRU caches. Exact arithmetic is
+done only where a comparison is too close for floats to settle, and then in integers scaled to a
+common power of ten; a float reading is the correctly rounded value of the written digits, so it
+equals the exact value rounded (``tests/test_numbers_reference.py`` checks all of this against
+the plain definitions).
 """
 
 from __future__ import annotations
