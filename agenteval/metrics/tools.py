@@ -180,6 +180,37 @@ def normalize_tool_weights(weights: Mapping[str, float] | None) -> dict[str, flo
     return {k: v / total for k, v in raw.items()}
 
 
+def _weight_tuple(weights: Mapping[str, float] | None) -> tuple[float, float, float, float]:
+    """``normalize_tool_weights`` as (selection, parameters, sequence, utilization), computed once
+    per distinct dict of plain numbers: every interaction of a run passes the same weights. The
+    key is exact: the items, the values' types (``1``, ``1.0`` and ``True`` are equal keys
+    otherwise) and, where a zero is among them, every value's sign (``0.0 == -0.0``)."""
+    if weights is None:
+        return _DEFAULT_WEIGHT_TUPLE
+    key = None
+    if type(weights) is dict:
+        types = tuple(map(type, weights.values()))
+        if _PLAIN_NUMBERS.issuperset(types):
+            key = (tuple(weights.items()), types)
+            if 0.0 in weights.values():
+                key += (tuple(math.copysign(1.0, v) for v in weights.values()),)
+            hit = _WEIGHT_TUPLES.get(key)
+            if hit is not None:
+                return hit
+    w = normalize_tool_weights(weights)
+    found = (w["selection"], w["parameters"], w["sequence"], w["utilization"])
+    if key is not None and len(_WEIGHT_TUPLES) < 64:
+        _WEIGHT_TUPLES[key] = found
+    return found
+
+
+_PLAIN_NUMBERS = frozenset((int, float))
+_DEFAULT_WEIGHT_TUPLE = (DEFAULT_TOOL_WEIGHTS["selection"], DEFAULT_TOOL_WEIGHTS["parameters"],
+                         DEFAULT_TOOL_WEIGHTS["sequence"], DEFAULT_TOOL_WEIGHTS["utilization"])
+_WEIGHT_TUPLES: dict[tuple[Any, ...], tuple[float, float, float, float]] = {}
+"""Normalised weights of the dicts seen (a cache: the same weights recur on every interaction)."""
+
+
 # ----------------------------------------------------------------------------- order & matching
 
 
@@ -189,9 +220,13 @@ def call_order(calls: Sequence[ToolCall | ExpectedTool]) -> list[int]:
     Calls sharing a step share a rank: they are parallel, with no order between them.
     """
     n = len(calls)
-    if n and all(c.step is not None for c in calls):
-        rank_of = {s: r for r, s in enumerate(sorted({c.step for c in calls}))}
-        return [rank_of[c.step] for c in calls]
+    if n == 1:
+        return [0]
+    if n:
+        steps = [c.step for c in calls]
+        if None not in steps:
+            rank_of = {s: r for r, s in enumerate(sorted(set(steps)))}
+            return [rank_of[s] for s in steps]
     return list(range(n))
 
 
@@ -236,12 +271,33 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
     among its first ``_MAX_MATCHINGS`` matchings, while the in-order count grows. Returned
     sorted by expected index. ``rules`` say how arguments are compared (``metrics/arguments.py``).
     """
-    used_rank, exp_rank = call_order(used), call_order(expected)
+    pairs = _match(used, expected, [c.tool_name.strip() for c in used],
+                   [c.tool_name.strip() for c in expected], call_order(used), call_order(expected),
+                   ordered=ordered, rules=rules)
+    return [CallMatch(i, j, comparison) for i, j, comparison in pairs]
+
+
+_Pair = tuple[int, int, ParameterComparison]
+"""(used index, expected index, their parameters' agreement): a ``CallMatch`` as a tuple."""
+
+
+def _match(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], used_names: list[str],
+           exp_names: list[str], used_rank: list[int], exp_rank: list[int], *, ordered: bool,
+           rules: ArgumentRules | None) -> list[_Pair]:
+    """``match_calls`` as tuples, with the calls' stripped names and ranks already known."""
+    if len(set(used_names)) == len(used_names) and len(set(exp_names)) == len(exp_names):
+        # No name repeats on either side: every tool has at most one call per side, so the only
+        # largest matching pairs the calls of equal name, whatever their agreement or order.
+        where = {name: i for i, name in enumerate(used_names)}
+        return [(i, j, compare_parameters(expected[j].parameters, used[i].parameters,
+                                          rules=rules, tool=name))
+                for j, name in enumerate(exp_names) if (i := where.get(name)) is not None]
+
     groups: dict[str, tuple[list[int], list[int]]] = {}
     for i in sorted(range(len(used)), key=lambda i: (used_rank[i], i)):
-        groups.setdefault(used[i].tool_name.strip(), ([], []))[0].append(i)
+        groups.setdefault(used_names[i], ([], []))[0].append(i)
     for j in sorted(range(len(expected)), key=lambda j: (exp_rank[j], j)):
-        groups.setdefault(expected[j].tool_name.strip(), ([], []))[1].append(j)
+        groups.setdefault(exp_names[j], ([], []))[1].append(j)
 
     comp: dict[tuple[int, int], ParameterComparison] = {}
     choices: list[list[dict[int, int]]] = []  # per tool: its best matchings, expected -> used
@@ -276,7 +332,7 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
                     if score > best:
                         chosen, best, improved = trial, score, True
     pairs = {j: i for part in chosen for j, i in part.items()}
-    return [CallMatch(pairs[j], j, comp[(pairs[j], j)]) for j in sorted(pairs)]
+    return [(pairs[j], j, comp[(pairs[j], j)]) for j in sorted(pairs)]
 
 
 def _best_matchings(rows: list[int], cols: list[int],
@@ -399,15 +455,17 @@ def _loc(exc: ValidationError) -> str:
     return ".".join(str(p) for p in exc.errors()[0]["loc"]) or "(root)"
 
 
-def _labels(calls: Sequence[ToolCall | ExpectedTool], order: list[int]) -> list[str]:
-    """``tool`` or ``tool#k`` (k-th of that name in call order) for messages."""
-    names = [c.tool_name.strip() for c in calls]
+def _labels(names: list[str], order: list[int]) -> list[str]:
+    """``tool`` or ``tool#k`` (k-th of that name in call order) for messages, from the calls'
+    stripped names."""
+    if len(set(names)) == len(names):  # no name repeats: every label is the name
+        return names
     counts: dict[str, int] = {}
     for n in names:
         counts[n] = counts.get(n, 0) + 1
     seen: dict[str, int] = {}
-    labels = [""] * len(calls)
-    for i in sorted(range(len(calls)), key=order.__getitem__):
+    labels = [""] * len(names)
+    for i in sorted(range(len(names)), key=order.__getitem__):
         n = names[i]
         seen[n] = seen.get(n, 0) + 1
         labels[i] = n if counts[n] == 1 else f"{n}#{seen[n]}"
@@ -445,34 +503,44 @@ def score_tool_use(
     >>> s.overall_correctness, s.utilization_evidence
     (1.0, 'found')
     """
-    w = normalize_tool_weights(weights)
-    thr = check_unit("threshold", threshold)
+    w_sel, w_par, w_seq, w_use = _weight_tuple(weights)
+    thr = threshold if type(threshold) is float and 0.0 <= threshold <= 1.0 else check_unit(
+        "threshold", threshold)
     override = None if utilization_override is None else check_unit(
         "utilization_override", utilization_override)
     trace = _as_trace(used)
     truth = _as_truth(expected)
-    used_calls = list(trace.tools_used) if trace is not None else []
-    exp_calls = list(truth.expected_tools) if truth is not None else []
+    used_calls = trace.tools_used if trace is not None else []
+    exp_calls = truth.expected_tools if truth is not None else []
     if not used_calls and not exp_calls:
         return None
     n_used, n_exp = len(used_calls), len(exp_calls)
     sequence_matters = truth.tool_sequence_matters if truth is not None else False
     flag = trace.final_answer_uses_tools if trace is not None else None
 
-    rules = ArgumentRules(argument_matching,
-                          truth.argument_matching if truth is not None else None)
-    matches = match_calls(used_calls, exp_calls, ordered=sequence_matters, rules=rules)
+    data_rules = truth.argument_matching if truth is not None else None
+    rules = ArgumentRules(argument_matching, data_rules) if argument_matching or data_rules else None
+    used_names = [c.tool_name.strip() for c in used_calls]
+    exp_names = [c.tool_name.strip() for c in exp_calls]
     used_rank, exp_rank = call_order(used_calls), call_order(exp_calls)
-    used_lab, exp_lab = _labels(used_calls, used_rank), _labels(exp_calls, exp_rank)
+    matches = _match(used_calls, exp_calls, used_names, exp_names, used_rank, exp_rank,
+                     ordered=sequence_matters, rules=rules)
+    used_lab, exp_lab = _labels(used_names, used_rank), _labels(exp_names, exp_rank)
+    n_matched = len(matches)
     lines: list[str] = []
 
     # selection
-    selection = len(matches) / max(n_exp, n_used)
-    matched_u = {m.used_index for m in matches}
-    matched_e = {m.expected_index for m in matches}
-    missing = [exp_lab[j] for j in sorted(range(n_exp), key=exp_rank.__getitem__) if j not in matched_e]
-    extra = [used_lab[i] for i in sorted(range(n_used), key=used_rank.__getitem__) if i not in matched_u]
-    sel = f"selection {_fmt(selection)}: {len(matches)} matched of {n_exp} expected, {n_used} used"
+    selection = n_matched / max(n_exp, n_used)
+    missing = extra = ()
+    if n_matched < n_exp:
+        matched_e = {j for _i, j, _p in matches}
+        missing = [exp_lab[j] for j in sorted(range(n_exp), key=exp_rank.__getitem__)
+                   if j not in matched_e]
+    if n_matched < n_used:
+        matched_u = {i for i, _j, _p in matches}
+        extra = [used_lab[i] for i in sorted(range(n_used), key=used_rank.__getitem__)
+                 if i not in matched_u]
+    sel = f"selection {_fmt(selection)}: {n_matched} matched of {n_exp} expected, {n_used} used"
     if missing:
         sel += f"; missing: {', '.join(missing)}"
     if extra:
@@ -481,13 +549,10 @@ def score_tool_use(
 
     # parameters
     if n_exp:
-        parameters = math.fsum(m.parameters.score for m in matches) / n_exp
+        parameters = math.fsum([p.score for _i, _j, p in matches]) / n_exp
     else:
         parameters = 0.0
-    details = []
-    for m in matches:
-        label = exp_lab[m.expected_index]
-        details.extend(f"{label}.{d}" for d in m.parameters.mismatches)
+    details = [f"{exp_lab[j]}.{d}" for _i, j, p in matches for d in p.mismatches]
     par = f"parameters {_fmt(parameters)}"
     if not n_exp:
         par += ": no calls expected, every argument is unexpected"
@@ -507,9 +572,10 @@ def score_tool_use(
         sequence = 1.0
         lines.append("sequence 1: order does not matter")
     else:
-        lis = in_order_count((exp_rank[m.expected_index], used_rank[m.used_index]) for m in matches)
-        sequence = lis / len(matches)
-        lines.append(f"sequence {_fmt(sequence)}: {lis} of {len(matches)} matched calls in expected order")
+        lis = 1 if n_matched == 1 else in_order_count(
+            [(exp_rank[j], used_rank[i]) for i, j, _p in matches])
+        sequence = lis / n_matched
+        lines.append(f"sequence {_fmt(sequence)}: {lis} of {n_matched} matched calls in expected order")
 
     # utilization
     if override is not None:
@@ -543,8 +609,8 @@ def score_tool_use(
             why += f" (result of {cut} searched in its first {MAX_RESULT_CHARS:,} characters)"
     lines.append(f"utilization {_fmt(utilization)} ({evidence}): {why}")
 
-    overall = math.fsum([w["selection"] * selection, w["parameters"] * parameters,
-                         w["sequence"] * sequence, w["utilization"] * utilization])
+    overall = math.fsum([w_sel * selection, w_par * parameters, w_seq * sequence,
+                         w_use * utilization])
     overall = min(1.0, max(0.0, overall))
     is_correct = overall >= thr - 1e-12
     lines.append(f"overall {_fmt(overall)} {'>=' if is_correct else '<'} threshold {_fmt(thr)}")

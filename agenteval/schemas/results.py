@@ -13,23 +13,72 @@ from pydantic import BaseModel, ConfigDict, Field
 RESULTS_VERSION = "1"
 
 M = TypeVar("M", bound=BaseModel)
-_FIELDS_SETS: dict[tuple[type, frozenset[str]], set[str]] = {}
+_PLANS: dict[tuple[type, tuple[str, ...]], _Plan] = {}
 
 
 def trusted(model: type[M], **values: Any) -> M:
     """A result model from values agenteval computed itself, already of the declared types.
 
-    The same object ``model(**values)`` makes (same fields, same ``model_fields_set``), without
-    re-validating what was just computed, and with one fields-set shared by every result of a
-    model and key set: a suite of 10,000 conversations builds 100,000 of them. (Assigning a
-    field of a result later adds a name already in the set, so the sharing is invisible.)
+    The same object ``model.model_construct(set(values), **values)`` makes (same fields in the
+    same order, same ``model_fields_set``), without re-validating what was just computed, and
+    with one fields-set shared by every result of a model and key set: a suite of 10,000
+    conversations builds 100,000 of them. (Assigning a field of a result later adds a name
+    already in the set, so the sharing is invisible.) The plan of where each field comes from
+    is worked out once per model and key set (``_Plan``); models it cannot plan for (aliases,
+    extra fields allowed, private attributes, post-init hooks) go through ``model_construct``.
     Values from outside (a judge, the data) go through the validating constructor instead.
     """
-    key = (model, frozenset(values))
-    fields_set = _FIELDS_SETS.get(key)
-    if fields_set is None:
-        fields_set = _FIELDS_SETS.setdefault(key, set(values))
-    return model.model_construct(fields_set, **values)
+    key = (model, tuple(values))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS.setdefault(key, _Plan(model, key[1]))
+    return plan.build(values)
+
+
+class _Plan:
+    """How ``trusted`` fills one model from one sequence of keys (see ``model_construct``)."""
+
+    __slots__ = ("model", "fields_set", "as_given", "fill", "direct")
+
+    def __init__(self, model: type[BaseModel], keys: tuple[str, ...]) -> None:
+        fields = model.__pydantic_fields__
+        self.model = model
+        self.fields_set = set(keys)
+        self.direct = (
+            model.model_config.get("extra") != "allow" and not model.__pydantic_root_model__
+            and not model.__pydantic_post_init__ and not model.__private_attributes__
+            and all(f.alias is None and f.validation_alias is None for f in fields.values())
+            and all(k in fields for k in keys)
+        )
+        order = tuple(fields)
+        self.as_given = keys == order  # the keys are every field, in order: adopt the dict
+        # (name, given, default) per field, in field order; default None means "required"
+        self.fill = tuple((name, name in self.fields_set, None if field.is_required() else field)
+                          for name, field in fields.items())
+
+    def build(self, values: dict[str, Any]) -> Any:
+        model = self.model
+        if not self.direct:
+            return model.model_construct(self.fields_set, **values)
+        if self.as_given:
+            fields_values = values
+        else:
+            fields_values = {}
+            for name, given, field in self.fill:
+                if given:
+                    fields_values[name] = values[name]
+                elif field is not None:
+                    fields_values[name] = field.get_default(call_default_factory=True,
+                                                            validated_data=fields_values)
+        m = model.__new__(model)
+        _setattr(m, "__dict__", fields_values)
+        _setattr(m, "__pydantic_fields_set__", self.fields_set)
+        _setattr(m, "__pydantic_extra__", None)
+        _setattr(m, "__pydantic_private__", None)
+        return m
+
+
+_setattr = object.__setattr__
 
 UtilizationEvidence = Literal["found", "absent", "ambiguous", "no_results", "judge"]
 
