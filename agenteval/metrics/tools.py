@@ -292,7 +292,15 @@ def _match(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], used_name
         return [(i, j, compare_parameters(expected[j].parameters, used[i].parameters,
                                           rules=rules, tool=name))
                 for j, name in enumerate(exp_names) if (i := where.get(name)) is not None]
+    return _search_matching(used, expected, used_names, exp_names, used_rank, exp_rank,
+                            ordered=ordered, rules=rules)
 
+
+def _search_matching(used: Sequence[ToolCall], expected: Sequence[ExpectedTool],
+                     used_names: list[str], exp_names: list[str], used_rank: list[int],
+                     exp_rank: list[int], *, ordered: bool,
+                     rules: ArgumentRules | None) -> list[_Pair]:
+    """The general matching of ``match_calls`` (any names, repeated or not), as tuples."""
     groups: dict[str, tuple[list[int], list[int]]] = {}
     for i in sorted(range(len(used)), key=lambda i: (used_rank[i], i)):
         groups.setdefault(used_names[i], ([], []))[0].append(i)
