@@ -30,7 +30,7 @@ from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationIte
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
-from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
+from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.results import AgenticResults, RunSettings, without_data
 from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
@@ -65,11 +65,8 @@ class _Slot(NamedTuple):
     dataset: Dataset
     batch: Batch
     given: bool
-    """Correctness comes with the data (``_given_in``): no answer judgment is needed."""
-
-
-def _given_in(dataset: Dataset, batch: Batch) -> bool:
-    return dataset.outcome is not None or batch.score is not None
+    """Correctness comes with the data (the conversation's outcome or the interaction's score):
+    no answer judgment is needed."""
 
 
 @dataclass(frozen=True)
@@ -204,8 +201,8 @@ def _evaluate(
     progress: bool | None = None,
 ) -> AgenticResults:
     include_history = include_history or bool(getattr(judge, "include_history", False))
-    slots = [_Slot(i, j, ds, batch, _given_in(ds, batch)) for i, ds in enumerate(datasets)
-             for j, batch in enumerate(ds.conversation)]
+    slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
+             for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]
     if progress is not None and hasattr(judge, "progress"):
         judge.progress = progress  # one switch for every phase's bar
     run = judge.start_run()
@@ -292,13 +289,19 @@ def _score_all(slots: Sequence[_Slot], settings: RunSettings,
     (see :mod:`agenteval.judge.progress`)."""
     from agenteval.judge.progress import Progress
 
+    scorer = _tool_scorer(settings)
     scores: list[ToolCorrectnessScore | None] = []
     with Progress(len(slots), "scoring tool use", enabled=progress) as bar:
         for start in range(0, len(slots), _PROGRESS_CHUNK):
             chunk = slots[start:start + _PROGRESS_CHUNK]
-            scores.extend([_score_tools(s.batch, settings) for s in chunk])
+            scores.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
             bar.update(len(chunk))
     return scores
+
+
+def _tool_scorer(settings: RunSettings) -> ToolScorer:
+    return ToolScorer(weights=settings.tool_weights, threshold=settings.tool_threshold,
+                      argument_matching=settings.argument_matching)
 
 
 def _answer_item(slot: _Slot, include_history: bool) -> AnswerItem:
@@ -313,16 +316,17 @@ def _answer_item(slot: _Slot, include_history: bool) -> AnswerItem:
     )
 
 
-def _score_tools(batch: Batch, settings: RunSettings,
-                 utilization_override: float | None = None) -> ToolCorrectnessScore | None:
+def _score_tools(batch: Batch, settings: RunSettings, utilization_override: float | None = None,
+                 *, scorer: ToolScorer | None = None) -> ToolCorrectnessScore | None:
     """Tool use is scored where the data says what was expected; ``expected_tools: []`` means
-    no tool should be called, while no ``ground_truth_agentic`` at all means no expectation."""
+    no tool should be called, while no ``ground_truth_agentic`` at all means no expectation.
+    ``scorer``: the run's (``_tool_scorer``), when scoring many."""
     if batch.ground_truth_agentic is None:
         return None
-    return score_tool_use(batch.agentic, batch.ground_truth_agentic, batch.assistant,
-                          weights=settings.tool_weights, threshold=settings.tool_threshold,
-                          utilization_override=utilization_override, query=batch.query,
-                          argument_matching=settings.argument_matching)
+    if scorer is None:
+        scorer = _tool_scorer(settings)
+    return scorer(batch.agentic, batch.ground_truth_agentic, batch.assistant,
+                  utilization_override=utilization_override, query=batch.query)
 
 
 def _resolve_ambiguous_utilization(

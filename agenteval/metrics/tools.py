@@ -124,6 +124,7 @@ __all__ = [
     "CallMatch",
     "Evidence",
     "ParameterComparison",
+    "ToolScorer",
     "call_order",
     "compare_parameters",
     "find_result_evidence",
@@ -285,6 +286,10 @@ def _match(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], used_name
            exp_names: list[str], used_rank: list[int], exp_rank: list[int], *, ordered: bool,
            rules: ArgumentRules | None) -> list[_Pair]:
     """``match_calls`` as tuples, with the calls' stripped names and ranks already known."""
+    if len(used_names) == 1 == len(exp_names):  # one call each: paired if the names agree
+        return ([(0, 0, compare_parameters(expected[0].parameters, used[0].parameters,
+                                           rules=rules, tool=exp_names[0]))]
+                if used_names[0] == exp_names[0] else [])
     if len(set(used_names)) == len(used_names) and len(set(exp_names)) == len(exp_names):
         # No name repeats on either side: every tool has at most one call per side, so the only
         # largest matching pairs the calls of equal name, whatever their agreement or order.
@@ -480,10 +485,6 @@ def _labels(names: list[str], order: list[int]) -> list[str]:
     return labels
 
 
-def _fmt(x: float) -> str:
-    return f"{x:.3g}"
-
-
 def score_tool_use(
     used: AgenticTrace | Mapping[str, Any] | None,
     expected: GroundTruthAgentic | Mapping[str, Any] | None,
@@ -511,13 +512,56 @@ def score_tool_use(
     >>> s.overall_correctness, s.utilization_evidence
     (1.0, 'found')
     """
-    w_sel, w_par, w_seq, w_use = _weight_tuple(weights)
-    thr = threshold if type(threshold) is float and 0.0 <= threshold <= 1.0 else check_unit(
-        "threshold", threshold)
+    return ToolScorer(weights=weights, threshold=threshold, argument_matching=argument_matching)(
+        used, expected, answer, utilization_override=utilization_override, query=query)
+
+
+class ToolScorer:
+    """``score_tool_use`` with its run-wide options checked once, for scoring many interactions
+    alike (``Agentic.run`` scores every interaction of a suite with one).
+
+    >>> score = ToolScorer(threshold=0.75)
+    >>> score({"tools_used": [{"tool_name": "calc"}]}, {"expected_tools": []}).is_correct
+    False
+    """
+
+    __slots__ = ("_weights", "_threshold", "_argument_matching", "_run_rules")
+
+    def __init__(self, *, weights: Mapping[str, float] | None = None, threshold: float = 1.0,
+                 argument_matching: Mapping[str, Any] | None = None) -> None:
+        self._weights = _weight_tuple(weights)
+        self._threshold = check_unit("threshold", threshold)
+        self._argument_matching = argument_matching
+        self._run_rules: ArgumentRules | None = None  # the run's rules alone, built when needed
+
+    def _rules(self, data_rules: Mapping[str, str] | None) -> ArgumentRules | None:
+        """The rules for one interaction: the data's over the run's (None when there are none)."""
+        if data_rules:
+            return ArgumentRules(self._argument_matching, data_rules)
+        if not self._argument_matching:
+            return None
+        if self._run_rules is None:
+            self._run_rules = ArgumentRules(self._argument_matching)
+        return self._run_rules
+
+    def __call__(self, used: AgenticTrace | Mapping[str, Any] | None,
+                 expected: GroundTruthAgentic | Mapping[str, Any] | None, answer: str = "", *,
+                 utilization_override: float | None = None,
+                 query: str = "") -> ToolCorrectnessScore | None:
+        """``score_tool_use`` of one interaction with this scorer's options."""
+        return _score(self, used, expected, answer, utilization_override, query)
+
+
+def _score(scorer: ToolScorer, used: AgenticTrace | Mapping[str, Any] | None,
+           expected: GroundTruthAgentic | Mapping[str, Any] | None, answer: str,
+           utilization_override: float | None, query: str) -> ToolCorrectnessScore | None:
+    """The body of ``score_tool_use`` (module docstring)."""
+    w_sel, w_par, w_seq, w_use = scorer._weights
+    thr = scorer._threshold
     override = None if utilization_override is None else check_unit(
         "utilization_override", utilization_override)
-    trace = _as_trace(used)
-    truth = _as_truth(expected)
+    trace = used if type(used) is AgenticTrace else _as_trace(used)  # typed: nothing to check
+    truth = expected if type(expected) is GroundTruthAgentic else _as_truth(expected)
     used_calls = trace.tools_used if trace is not None else []
     exp_calls = truth.expected_tools if truth is not None else []
     if not used_calls and not exp_calls:
@@ -526,8 +570,7 @@ def score_tool_use(
     sequence_matters = truth.tool_sequence_matters if truth is not None else False
     flag = trace.final_answer_uses_tools if trace is not None else None
 
-    data_rules = truth.argument_matching if truth is not None else None
-    rules = ArgumentRules(argument_matching, data_rules) if argument_matching or data_rules else None
+    rules = scorer._rules(truth.argument_matching if truth is not None else None)
     used_names = [c.tool_name.strip() for c in used_calls]
     exp_names = [c.tool_name.strip() for c in exp_calls]
     used_rank, exp_rank = call_order(used_calls), call_order(exp_calls)
@@ -548,7 +591,7 @@ def score_tool_use(
         matched_u = {i for i, _j, _p in matches}
         extra = [used_lab[i] for i in sorted(range(n_used), key=used_rank.__getitem__)
                  if i not in matched_u]
-    sel = f"selection {_fmt(selection)}: {n_matched} matched of {n_exp} expected, {n_used} used"
+    sel = f"selection {selection:.3g}: {n_matched} matched of {n_exp} expected, {n_used} used"
     if missing:
         sel += f"; missing: {', '.join(missing)}"
     if extra:
@@ -561,7 +604,7 @@ def score_tool_use(
     else:
         parameters = 0.0
     details = [f"{exp_lab[j]}.{d}" for _i, j, p in matches for d in p.mismatches]
-    par = f"parameters {_fmt(parameters)}"
+    par = f"parameters {parameters:.3g}"
     if not n_exp:
         par += ": no calls expected, every argument is unexpected"
     elif details:
@@ -583,7 +626,7 @@ def score_tool_use(
         lis = 1 if n_matched == 1 else in_order_count(
             [(exp_rank[j], used_rank[i]) for i, j, _p in matches])
         sequence = lis / n_matched
-        lines.append(f"sequence {_fmt(sequence)}: {lis} of {n_matched} matched calls in expected order")
+        lines.append(f"sequence {sequence:.3g}: {lis} of {n_matched} matched calls in expected order")
 
     # utilization
     if override is not None:
@@ -615,13 +658,13 @@ def score_tool_use(
         if ev.truncated:
             cut = ", ".join(used_lab[i] for i in ev.truncated)
             why += f" (result of {cut} searched in its first {MAX_RESULT_CHARS:,} characters)"
-    lines.append(f"utilization {_fmt(utilization)} ({evidence}): {why}")
+    lines.append(f"utilization {utilization:.3g} ({evidence}): {why}")
 
     overall = math.fsum([w_sel * selection, w_par * parameters, w_seq * sequence,
                          w_use * utilization])
     overall = min(1.0, max(0.0, overall))
     is_correct = overall >= thr - 1e-12
-    lines.append(f"overall {_fmt(overall)} {'>=' if is_correct else '<'} threshold {_fmt(thr)}")
+    lines.append(f"overall {overall:.3g} {'>=' if is_correct else '<'} threshold {thr:.3g}")
     return trusted(  # all computed above: no re-validation
         ToolCorrectnessScore,
         tool_selection_correct=selection,
