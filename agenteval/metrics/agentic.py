@@ -383,6 +383,12 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
                                  tool_correctness=tool, is_correct=None,
                                  judge_error=f"{outcome.kind}: {outcome.cause}",
                                  judge_error_code=getattr(outcome, "code", "") or None)
+    if tool_failure is None and type(outcome) is Verdict and type(outcome.reasoning) is str:
+        score = float(outcome.score)  # the usual case: every value already of its field's type
+        return trusted(InteractionResult, qa_id=batch.qa_id, score=score,
+                       reasoning=outcome.reasoning, tool_correctness=tool,
+                       is_correct=score >= settings.threshold and (tool is None or tool.is_correct),
+                       judge_error=None, judge_error_code=None, source="judged")
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,

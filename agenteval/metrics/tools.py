@@ -221,14 +221,16 @@ def call_order(calls: Sequence[ToolCall | ExpectedTool]) -> list[int]:
     Calls sharing a step share a rank: they are parallel, with no order between them.
     """
     n = len(calls)
-    if n == 1:
-        return [0]
-    if n:
-        steps = [c.step for c in calls]
-        if None not in steps:
-            rank_of = {s: r for r, s in enumerate(sorted(set(steps)))}
-            return [rank_of[s] for s in steps]
-    return list(range(n))
+    if n < 2:
+        return [0] * n
+    steps = [c.step for c in calls]
+    if None in steps:
+        return list(range(n))
+    distinct = sorted(set(steps))
+    if distinct == steps:  # increasing steps (the usual log): the ranks are the positions
+        return list(range(n))
+    rank_of = {s: r for r, s in enumerate(distinct)}
+    return [rank_of[s] for s in steps]
 
 
 def in_order_count(pairs: Iterable[tuple[int, int]]) -> int:
@@ -471,7 +473,7 @@ def _loc(exc: ValidationError) -> str:
 def _labels(names: list[str], order: list[int]) -> list[str]:
     """``tool`` or ``tool#k`` (k-th of that name in call order) for messages, from the calls'
     stripped names."""
-    if len(set(names)) == len(names):  # no name repeats: every label is the name
+    if len(names) < 2 or len(set(names)) == len(names):  # no name repeats: labels are names
         return names
     counts: dict[str, int] = {}
     for n in names:

@@ -32,53 +32,65 @@ def trusted(model: type[M], **values: Any) -> M:
     plan = _PLANS.get(key)
     if plan is None:
         plan = _PLANS.setdefault(key, _Plan(model, key[1]))
-    return plan.build(values)
+    if not plan.as_given:
+        return plan.build(values)
+    m = _new(model)  # every field given, in order (the usual call): the dict is the instance's
+    _set_dict(m, values)
+    _set_fields_set(m, plan.fields_set)
+    _set_extra(m, None)
+    _set_private(m, None)
+    return m
 
 
 class _Plan:
-    """How ``trusted`` fills one model from one sequence of keys (see ``model_construct``)."""
+    """How ``trusted`` fills one model from one sequence of keys (as ``model_construct`` does)."""
 
-    __slots__ = ("model", "fields_set", "as_given", "fill", "direct")
+    __slots__ = ("model", "fields_set", "direct", "as_given", "fill")
 
     def __init__(self, model: type[BaseModel], keys: tuple[str, ...]) -> None:
         fields = model.__pydantic_fields__
         self.model = model
         self.fields_set = set(keys)
-        self.direct = (
+        self.direct = (  # nothing model_construct does beyond filling fields and BaseModel's slots
             model.model_config.get("extra") != "allow" and not model.__pydantic_root_model__
             and not model.__pydantic_post_init__ and not model.__private_attributes__
+            and model.__new__ is object.__new__
             and all(f.alias is None and f.validation_alias is None for f in fields.values())
             and all(k in fields for k in keys)
+            and all(next(c for c in model.__mro__ if name in c.__dict__) is BaseModel
+                    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
+                                 "__pydantic_private__"))
         )
-        order = tuple(fields)
-        self.as_given = keys == order  # the keys are every field, in order: adopt the dict
-        # (name, given, default) per field, in field order; default None means "required"
+        self.as_given = self.direct and keys == tuple(fields)  # every field, in field order
+        # (name, given, field) in field order; field None: required and not given (left out)
         self.fill = tuple((name, name in self.fields_set, None if field.is_required() else field)
                           for name, field in fields.items())
 
     def build(self, values: dict[str, Any]) -> Any:
+        """The instance for any other keys (``trusted`` adopts an ``as_given`` dict itself)."""
         model = self.model
         if not self.direct:
             return model.model_construct(self.fields_set, **values)
-        if self.as_given:
-            fields_values = values
-        else:
-            fields_values = {}
-            for name, given, field in self.fill:
-                if given:
-                    fields_values[name] = values[name]
-                elif field is not None:
-                    fields_values[name] = field.get_default(call_default_factory=True,
-                                                            validated_data=fields_values)
-        m = model.__new__(model)
-        _setattr(m, "__dict__", fields_values)
-        _setattr(m, "__pydantic_fields_set__", self.fields_set)
-        _setattr(m, "__pydantic_extra__", None)
-        _setattr(m, "__pydantic_private__", None)
+        fields_values: dict[str, Any] = {}
+        for name, given, field in self.fill:
+            if given:
+                fields_values[name] = values[name]
+            elif field is not None:
+                fields_values[name] = field.get_default(call_default_factory=True,
+                                                        validated_data=fields_values)
+        m = _new(model)
+        _set_dict(m, fields_values)
+        _set_fields_set(m, self.fields_set)
+        _set_extra(m, None)
+        _set_private(m, None)
         return m
 
 
-_setattr = object.__setattr__
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 UtilizationEvidence = Literal["found", "absent", "ambiguous", "no_results", "judge"]
 
