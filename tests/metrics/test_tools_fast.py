@@ -417,3 +417,71 @@ def test_trusted_is_model_construct(model):
         for name, field in model.model_fields.items():  # defaults are fresh per object
             if name not in values and field.default_factory is not None:
                 assert built.__dict__[name] is not trusted(model, **values).__dict__[name]
+
+
+# ----------------------------------------------------------------------------- run-wide scorer
+
+
+def test_one_scorer_for_a_run_equals_score_tool_use_per_interaction():
+    """The options are checked once and the run's rules built once; every score is the same."""
+    cases = list(_cases(555, 600))
+    for weights, threshold, run_rules in [(None, 1.0, None), ({"selection": 3, "utilization": 1},
+                                          0.5, {"*": "normalized"}), (None, 0.0, {"a.x": "ignore"})]:
+        scorer = tools.ToolScorer(weights=weights, threshold=threshold,
+                                  argument_matching=run_rules)
+        for _rng, u, e, _r in cases:
+            for override in (None, 0.25):
+                got = scorer(u, e, "Paris, 42.", utilization_override=override, query="Paris?")
+                want = score_tool_use(u, e, "Paris, 42.", weights=weights, threshold=threshold,
+                                      utilization_override=override, query="Paris?",
+                                      argument_matching=run_rules)
+                assert got == want and (got is None or got.reasoning == want.reasoning)
+
+
+def test_scorer_raises_where_score_tool_use_does():
+    u, e = {"tools_used": [{"tool_name": "a"}]}, {"expected_tools": [{"tool_name": "a"}]}
+    with pytest.raises(ConfigError):
+        tools.ToolScorer(threshold=1.5)
+    with pytest.raises(ConfigError):
+        tools.ToolScorer(weights={"selection": -1})
+    bad = tools.ToolScorer(argument_matching={"*": "fuzzy"})
+    assert bad(None, None) is None and score_tool_use(None, None, argument_matching={"*": "fuzzy"}) is None
+    for _ in range(2):  # not remembered: raised on every interaction that needs the rules
+        with pytest.raises(ConfigError):
+            bad(u, e)
+        with pytest.raises(ConfigError):
+            score_tool_use(u, e, argument_matching={"*": "fuzzy"})
+
+
+# ----------------------------------------------------------------------------- interaction results
+
+
+def test_judged_interaction_results_equal_validated_ones():
+    """The judged case built without re-validation is what the validating constructor makes."""
+    from agenteval.judge.base import JudgeFailure, Verdict
+    from agenteval.metrics.agentic import _Given, _interaction_result
+    from agenteval.results import RunSettings
+    from agenteval.schemas.common import Batch
+    from agenteval.statistical.modes import FrequentistMode
+
+    rng = random.Random(4)
+    tool_scores = [None] + [score_tool_use(u, e, "Paris") for _r, u, e, _x in _cases(6, 30)]
+    for _ in range(500):
+        settings = RunSettings(k=3, threshold=rng.choice([0.0, 0.5, 0.7, 1.0]), tool_threshold=1.0,
+                               tool_weights=normalize_tool_weights(None), mode=FrequentistMode())
+        batch = Batch(qa_id=f"q{rng.randint(0, 9)}", query="q", assistant="a")
+        tool = rng.choice(tool_scores)
+        score = rng.choice([0.0, 0.5, 0.7, 1.0, 0.69999999, 1])
+        outcome = rng.choice([Verdict(score, "why"), Verdict(score), _Given(1.0, True, False),
+                              JudgeFailure("boom", code="timeout")])
+        got = _interaction_result(batch, outcome, tool, None, settings)
+        if isinstance(outcome, Verdict):
+            want = InteractionResult(
+                qa_id=batch.qa_id, score=float(score), reasoning=outcome.reasoning,
+                tool_correctness=tool, judge_error=None, judge_error_code=None, source="judged",
+                is_correct=float(score) >= settings.threshold and (tool is None or tool.is_correct))
+            assert list(got.__dict__.items()) == list(want.__dict__.items())
+            assert got.model_fields_set == want.model_fields_set
+            assert got.model_dump_json() == want.model_dump_json()
+        else:
+            assert got.source == ("given" if isinstance(outcome, _Given) else "judged")
