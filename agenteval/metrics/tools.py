@@ -181,37 +181,6 @@ def normalize_tool_weights(weights: Mapping[str, float] | None) -> dict[str, flo
     return {k: v / total for k, v in raw.items()}
 
 
-def _weight_tuple(weights: Mapping[str, float] | None) -> tuple[float, float, float, float]:
-    """``normalize_tool_weights`` as (selection, parameters, sequence, utilization), computed once
-    per distinct dict of plain numbers: every interaction of a run passes the same weights. The
-    key is exact: the items, the values' types (``1``, ``1.0`` and ``True`` are equal keys
-    otherwise) and, where a zero is among them, every value's sign (``0.0 == -0.0``)."""
-    if weights is None:
-        return _DEFAULT_WEIGHT_TUPLE
-    key = None
-    if type(weights) is dict:
-        types = tuple(map(type, weights.values()))
-        if _PLAIN_NUMBERS.issuperset(types):
-            key = (tuple(weights.items()), types)
-            if 0.0 in weights.values():
-                key += (tuple(math.copysign(1.0, v) for v in weights.values()),)
-            hit = _WEIGHT_TUPLES.get(key)
-            if hit is not None:
-                return hit
-    w = normalize_tool_weights(weights)
-    found = (w["selection"], w["parameters"], w["sequence"], w["utilization"])
-    if key is not None and len(_WEIGHT_TUPLES) < 64:
-        _WEIGHT_TUPLES[key] = found
-    return found
-
-
-_PLAIN_NUMBERS = frozenset((int, float))
-_DEFAULT_WEIGHT_TUPLE = (DEFAULT_TOOL_WEIGHTS["selection"], DEFAULT_TOOL_WEIGHTS["parameters"],
-                         DEFAULT_TOOL_WEIGHTS["sequence"], DEFAULT_TOOL_WEIGHTS["utilization"])
-_WEIGHT_TUPLES: dict[tuple[Any, ...], tuple[float, float, float, float]] = {}
-"""Normalised weights of the dicts seen (a cache: the same weights recur on every interaction)."""
-
-
 # ----------------------------------------------------------------------------- order & matching
 
 
@@ -273,6 +242,8 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
     matching (a greedy in-order pass, see ``_best_matchings``) and re-pairs one tool at a time,
     among its first ``_MAX_MATCHINGS`` matchings, while the in-order count grows. Returned
     sorted by expected index. ``rules`` say how arguments are compared (``metrics/arguments.py``).
+    When no name repeats on either side (the usual log) the only largest matching pairs equal
+    names, and it is taken without a search.
     """
     pairs = _match(used, expected, [c.tool_name.strip() for c in used],
                    [c.tool_name.strip() for c in expected], call_order(used), call_order(expected),
@@ -531,7 +502,8 @@ class ToolScorer:
 
     def __init__(self, *, weights: Mapping[str, float] | None = None, threshold: float = 1.0,
                  argument_matching: Mapping[str, Any] | None = None) -> None:
-        self._weights = _weight_tuple(weights)
+        w = normalize_tool_weights(weights)
+        self._weights = (w["selection"], w["parameters"], w["sequence"], w["utilization"])
         self._threshold = check_unit("threshold", threshold)
         self._argument_matching = argument_matching
         self._run_rules: ArgumentRules | None = None  # the run's rules alone, built when needed

@@ -9,7 +9,7 @@
 - identical arguments decided without rule lookups, against a comparison written from the
   documented default rule (exact fractions for numbers);
 - ``ParameterComparison.score`` against ``float(Fraction)``, labels and call ranks against
-  their definitions, the weight cache against ``normalize_tool_weights``;
+  their definitions; one ``ToolScorer`` for a run against ``score_tool_use`` per interaction;
 - ``trusted`` against pydantic's own ``model_construct``.
 """
 
@@ -176,16 +176,11 @@ def slow_paths(monkeypatch):
             out[i] = names[i] if counts[names[i]] == 1 else f"{names[i]}#{seen[names[i]]}"
         return out
 
-    def plain_weights(weights):
-        w = normalize_tool_weights(weights)
-        return (w["selection"], w["parameters"], w["sequence"], w["utilization"])
-
     def construct(model, **values):
         return model.model_construct(set(values), **values)
 
     monkeypatch.setattr(tools, "_match", general)
     monkeypatch.setattr(tools, "_labels", labels)
-    monkeypatch.setattr(tools, "_weight_tuple", plain_weights)
     monkeypatch.setattr(tools, "trusted", construct)
     monkeypatch.setattr(arguments, "_identical", lambda a, b: False)
 
@@ -345,41 +340,6 @@ def test_labels_and_call_order_against_their_definitions(slow_paths):
 
 
 _ORIGINAL_LABELS = tools._labels
-
-
-# ----------------------------------------------------------------------------- weights
-
-
-def test_weight_cache_equals_normalisation():
-    rng = random.Random(3)
-    keys = list(tools.DEFAULT_TOOL_WEIGHTS)
-    for _ in range(3000):
-        w = {k: rng.choice([0, 1, 2, 0.0, -0.0, 0.5, 1e-300, 3, 0.25, 7.0])
-             for k in rng.sample(keys, rng.randint(1, 4))}
-        try:
-            want = normalize_tool_weights(w)
-        except ConfigError:
-            with pytest.raises(ConfigError):
-                tools._weight_tuple(w)
-            continue
-        for _again in range(2):  # computed, then remembered
-            got = tools._weight_tuple(w)
-            assert [repr(x) for x in got] == [repr(want[k]) for k in keys]  # -0.0 kept apart
-
-
-def test_weight_cache_never_hides_an_error():
-    tools._weight_tuple({"selection": 1, "parameters": 1.0})
-    text = {"selection": "1", "parameters": 1.0}  # read as a number, never from the cache
-    assert tools._weight_tuple(text) == tuple(normalize_tool_weights(text).values())
-    for bad in ({"selection": True, "parameters": 1.0}, {"selection": float("nan")},
-                {"selection": 1, "bogus": 1}, {"selection": float("inf")}):
-        for _ in range(2):
-            with pytest.raises(ConfigError):
-                tools._weight_tuple(bad)
-    w = {"selection": 1.0}
-    assert tools._weight_tuple(w)[0] == 1.0
-    w["parameters"] = 1.0  # the same dict changed: a new key
-    assert tools._weight_tuple(w)[:2] == (0.5, 0.5)
 
 
 # ----------------------------------------------------------------------------- trusted
