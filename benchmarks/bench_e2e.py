@@ -59,7 +59,7 @@ results = Agentic.run(sys.argv[1], k=int(sys.argv[4]), model=judge)
 seconds = time.perf_counter() - t0
 run = results.judge_run
 print(json.dumps({"seconds": seconds, "calls": run.calls, "cache_hits": run.cache_hits,
-                  "errors": run.errors, "concurrency": judge.max_concurrency}))
+                  "errors": run.errors, "concurrency": run.details.get("concurrency") or 16}))
 """
 
 

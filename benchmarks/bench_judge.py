@@ -16,7 +16,9 @@ Run: ``.venv/bin/python benchmarks/bench_judge.py``.
 
 ``--compare DIR [DIR ...]`` measures (1) for several checkouts of agenteval (e.g. main and a
 branch), alternating between them ``--repeats`` times in one run, and prints medians and ratios:
-the fair way to compare on a shared, noisy machine. ``--agentic-only`` runs (1) alone.
+the fair way to compare on a shared, noisy machine. Each repeat also runs (1) with the offline
+judge, so the LLM judge's own CPU per call (the difference) is printed beside the total.
+``--agentic-only`` runs (1) alone (``--offline``: with the offline judge).
 """
 
 from __future__ import annotations
@@ -50,8 +52,14 @@ def _server(latency: float) -> tuple[subprocess.Popen, str]:
     return server, server.stdout.readline().strip()  # type: ignore[union-attr]
 
 
-def agentic_run(base_url: str, n: int, latency: float, concurrency: int) -> dict:
-    """Phase (1): N interactions (200 conversations of N/200) through ``Agentic.run``."""
+def agentic_run(base_url: str, n: int, latency: float, concurrency: int,
+                offline: bool = False) -> dict:
+    """Phase (1): N interactions (200 conversations of N/200) through ``Agentic.run``.
+
+    ``offline=True`` runs the same data with the offline judge instead: the CPU of everything in
+    ``Agentic.run`` that is not the LLM judge (tool scoring, statistics, first imports), so the
+    judge's own share is the difference of the two (see :func:`compare`).
+    """
     from agenteval import Agentic
     from agenteval.judge.llm import LLMJudge
 
@@ -60,37 +68,55 @@ def agentic_run(base_url: str, n: int, latency: float, concurrency: int) -> dict
         {"qa_id": f"q{j}", "query": f"question {c}-{j}", "assistant": f"answer {c}-{j}",
          "ground_truth_assistant": f"truth {c}-{j}"} for j in range(per)]}
         for c in range((n + per - 1) // per)]
-    judge = LLMJudge("bench-model", base_url=base_url, api_key="bench", progress=False,
-                     cache=False, max_concurrency=concurrency)
+    build0 = time.process_time()
+    judge = None if offline else LLMJudge("bench-model", base_url=base_url, api_key="bench",
+                                          progress=False, cache=False,
+                                          max_concurrency=concurrency)
+    build = time.process_time() - build0
     before = _stats(base_url)["requests"]
     cpu0, t0 = time.process_time(), time.perf_counter()
     results = Agentic.run(rows, judge, 1)
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
-    calls = results.judge_run.calls
+    judged = sum(m.total_interactions for m in results)
+    calls = results.judge_run.calls if not offline else judged
     ideal = calls * latency / concurrency
     return {"agentic_s": round(wall, 3), "agentic_calls": calls,
             "agentic_server_requests": _stats(base_url)["requests"] - before,
             "agentic_ideal_s": round(ideal, 3), "agentic_share_of_ideal": round(ideal / wall, 3),
             "agentic_cpu_ms_per_call": round(1000 * cpu / max(calls, 1), 3),
-            "agentic_judged": sum(m.total_interactions for m in results)}
+            "judge_build_cpu_s": round(build, 3), "agentic_judged": judged,
+            "judge": "offline" if offline else "llm"}
 
 
 def compare(dirs: list[str], args: argparse.Namespace) -> None:
-    """Phase (1) for each checkout in ``dirs``, alternating, in fresh processes."""
+    """Phase (1) for each checkout in ``dirs``, alternating, in fresh processes.
+
+    Each repeat also runs the same data with the offline judge (fresh process too), so the
+    summary can state the LLM judge's own CPU per call: the median CPU per call with the LLM
+    judge minus the median with the offline one.
+    """
     runs: dict[str, list[dict]] = {d: [] for d in dirs}
+    offline: dict[str, list[dict]] = {d: [] for d in dirs}
     for r in range(args.repeats):
         for d in dirs:
-            env = {**os.environ, "PYTHONPATH": d, "AGENTEVAL_BENCH_CODE": d}
-            out = subprocess.run([sys.executable, __file__, "--agentic-only", "--n", str(args.n),
-                                  "--latency", str(args.latency), "--concurrency",
-                                  str(args.concurrency)], env=env, capture_output=True,
-                                 text=True, cwd=tempfile.gettempdir(), check=True)
-            row = json.loads(out.stdout.strip().splitlines()[-1])
-            runs[d].append(row)
-            print(json.dumps({"repeat": r, "code": d, **row}), flush=True)
-    summary = {d: {key: statistics.median(row[key] for row in rows)
-                   for key in ("agentic_s", "agentic_share_of_ideal", "agentic_cpu_ms_per_call")}
+            for judge in ("llm", "offline"):
+                env = {**os.environ, "PYTHONPATH": d, "AGENTEVAL_BENCH_CODE": d}
+                cmd = [sys.executable, __file__, "--agentic-only", "--n", str(args.n),
+                       "--latency", str(args.latency), "--concurrency", str(args.concurrency)]
+                out = subprocess.run(cmd + (["--offline"] if judge == "offline" else []),
+                                     env=env, capture_output=True, text=True,
+                                     cwd=tempfile.gettempdir(), check=True)
+                row = json.loads(out.stdout.strip().splitlines()[-1])
+                (runs if judge == "llm" else offline)[d].append(row)
+                print(json.dumps({"repeat": r, "code": d, **row}), flush=True)
+    keys = ("agentic_s", "agentic_share_of_ideal", "agentic_cpu_ms_per_call", "judge_build_cpu_s")
+    summary = {d: {key: statistics.median(row[key] for row in rows) for key in keys}
                for d, rows in runs.items()}
+    for d in dirs:
+        rest = statistics.median(row["agentic_cpu_ms_per_call"] for row in offline[d])
+        summary[d]["offline_cpu_ms_per_interaction"] = rest
+        summary[d]["judge_cpu_ms_per_call"] = round(
+            summary[d]["agentic_cpu_ms_per_call"] - rest, 3)
     first = dirs[0]
     print(json.dumps({"benchmark": "judge-compare", "n": args.n, "latency_s": args.latency,
                       "concurrency": args.concurrency, "repeats": args.repeats,
@@ -98,6 +124,9 @@ def compare(dirs: list[str], args: argparse.Namespace) -> None:
                       "time_ratio_vs_first": {d: round(summary[d]["agentic_s"]
                                                        / summary[first]["agentic_s"], 3)
                                               for d in dirs},
+                      "cpu_ratio_vs_first": {d: round(summary[d]["agentic_cpu_ms_per_call"]
+                                                      / summary[first]["agentic_cpu_ms_per_call"],
+                                                      3) for d in dirs},
                       "loadavg_1m": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}))
 
 
@@ -107,6 +136,9 @@ def main() -> None:
     parser.add_argument("--latency", type=float, default=0.05)
     parser.add_argument("--concurrency", type=int, default=16)
     parser.add_argument("--agentic-only", action="store_true")
+    parser.add_argument("--offline", action="store_true",
+                        help="with --agentic-only: the offline judge (the CPU that is not the "
+                             "LLM judge's)")
     parser.add_argument("--compare", nargs="+", metavar="DIR")
     parser.add_argument("--repeats", type=int, default=3)
     args = parser.parse_args()
@@ -123,7 +155,8 @@ def main() -> None:
 
         if args.agentic_only:
             print(json.dumps({"code": str(Path(agenteval.__file__).parents[1]),
-                              **agentic_run(base_url, args.n, args.latency, args.concurrency)}))
+                              **agentic_run(base_url, args.n, args.latency, args.concurrency,
+                                            offline=args.offline)}))
             return
         load_before = os.getloadavg()
         agentic = agentic_run(base_url, args.n, args.latency, args.concurrency)

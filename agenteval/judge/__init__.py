@@ -1,4 +1,4 @@
-"""Judges: the offline rules and the LLM judge (instructor + openai, imported only when used)."""
+"""Judges: the offline rules and the LLM judge (instructor + aiohttp, imported only when used)."""
 
 from __future__ import annotations
 

@@ -179,14 +179,14 @@ async def _ask(judge: LLMJudge, client: Any, state: RunState, template: Template
     msgs = messages
     error = ""
     for _ in range(judge.max_reasks + 1):
-        response = await send(client, {**template.body, "messages": msgs}, state, stats)
+        response = await send(client, template.encode(msgs), state, stats)
         try:
             verdict, salvaged = template.parse(response)
         except ValueError as exc:  # ValidationError and JSONDecodeError are ValueErrors
             error = str(exc)
             if response.choices[0].finish_reason == "length":  # the same limit would cut again
                 raise ReplyCut(template.body.get("max_tokens")) from exc
-            msgs = template.reask(msgs, response, error)
+            msgs = template.reask(msgs, response, exc)
             continue
         if salvaged:
             judge.run_record.details["salvaged"] = judge.run_record.details.get("salvaged", 0) + 1

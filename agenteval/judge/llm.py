@@ -2,10 +2,11 @@
 
 This module holds the judge's configuration and public methods; the work is split by job:
 
-- :mod:`agenteval.judge.templates`: request templates per verdict type and mode (built once per
-  judge), reply parsing, salvage of replies cut at the token limit, re-ask messages;
-- :mod:`agenteval.judge.transport`: the client, the key, one request with its retries, the run
-  deadline, fail-fast and the stop at the first 401/403;
+- :mod:`agenteval.judge.templates`: request templates per verdict type and mode, prepared once
+  per judge by instructor's own mode handlers, which also parse each reply and build the
+  re-asks; salvage of replies cut at the token limit and the plain-text mode are ours;
+- :mod:`agenteval.judge.transport`: the HTTP client (aiohttp), the key, one request with its
+  retries, the run deadline, fail-fast and the stop at the first 401/403;
 - :mod:`agenteval.judge.jobs`: one batch of judgments (cache, de-duplication, concurrency,
   progress, accounting);
 - :mod:`agenteval.judge.failures`: why a judgment failed, as stable codes.
@@ -34,11 +35,13 @@ from agenteval.judge.base import (AnswerItem, Judge, JudgeFailure, JudgeOutcome,
 from agenteval.judge.cache import JudgeCache, cache_key, resolve_cache
 from agenteval.judge.failures import AuthFailed, Failed
 from agenteval.judge.jobs import FAILURE_MARK, Job, JobStats, run_jobs
+from agenteval.judge.progress import warm as warm_progress
 from agenteval.judge.templates import (PLAIN, Template, build_template, mode_from_name,
                                        prompts_extract)
 from agenteval.judge.transport import (OPENAI_BASE_URL, Policy, RunState, Secret,
                                        check_base_url, is_local_endpoint, is_openai_endpoint,
-                                       make_client, safe_endpoint, server_slots)
+                                       make_client, safe_endpoint, server_slots,
+                                       warm_http_stack)
 from agenteval.judge.verdicts import (AnswerVerdict, AttributionItem, AttributionsVerdict,
                                       NodeRelevanceItem, NodeRelevanceVerdict, StatementsItem,
                                       StatementsVerdict, UtilizationVerdict, attributions_model,
@@ -198,17 +201,19 @@ class LLMJudge(Judge):
         self._templates: dict[type[BaseModel], Template] = {}
         self._slots: int | None | bool = False  # False: not asked yet
         self._deadline_at: float | None = None
-        self._warm_client_library()
+        self._warm()
 
-    @staticmethod
-    def _warm_client_library() -> None:
-        """Import the HTTP stack now, not inside the first batch (imports take a good 0.1 s)."""
-        try:
-            import httpx2  # noqa: F401
-            from httpx2 import AsyncClient  # noqa: F401
-        except ImportError as exc:  # pragma: no cover - depends on the environment
-            raise ImportError("LLMJudge needs the 'llm' extra: pip install 'agenteval[llm]'"
-                              ) from exc
+    def _warm(self) -> None:
+        """Import now what requests need, not inside the first batch (about 0.6 s of CPU).
+
+        The HTTP client, tqdm (unless ``progress=False``), and, through the templates of the
+        answer and tool-use verdicts, instructor with the openai types its handlers import.
+        """
+        warm_http_stack()
+        if self.progress is not False:
+            warm_progress()
+        for verdict in (AnswerVerdict, UtilizationVerdict):
+            self.template(verdict)
 
     # ---- keys and copies --------------------------------------------------------------------
 
