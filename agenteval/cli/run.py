@@ -414,6 +414,10 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
+    tools = [_mean_tool_score(r) for r in results]
+    if any(t is not None for t in tools):  # overall tool correctness, mean over its interactions
+        view.insert(view.columns.get_loc("errors"), "tools",
+                    ["-" if t is None else f"{t:.3f}" for t in tools])
     if (df["source"] != "judged").any():  # say which conversations were graded with the data
         view.insert(3, "attempt", df["attempt"].map(lambda a: "-" if pd.isna(a) else int(a)))
         view.insert(4, "source", df["source"])
@@ -422,7 +426,9 @@ def format_table(results: Any) -> str:
     estimate = "plug-in estimate" if results.method.startswith("plug-in") else "posterior mean"
     lines = [
         f"agenteval: {len(results)} conversations, k={k}; per conversation: n interactions "
-        f"judged, c correct, pass@{k} / pass^{k} = {estimate} [interval] from its rate c/n",
+        f"judged, c correct, pass@{k} / pass^{k} = {estimate} [interval] from its rate c/n"
+        + ("; tools = overall tool correctness (mean over its interactions with a tool score)"
+           if "tools" in view.columns else ""),
         view.to_string(index=False),
         "",
         "suite summary:",
@@ -437,6 +443,11 @@ def format_table(results: Any) -> str:
         _accounting_line(judge),
     ]
     return "\n".join(lines)
+
+
+def _mean_tool_score(result: Any) -> float | None:
+    scores = [t.overall_correctness for t in result.tool_correctness_scores if t is not None]
+    return sum(scores) / len(scores) if scores else None
 
 
 def _accounting_line(judge: dict[str, Any]) -> str:
