@@ -36,7 +36,8 @@ def show_command(args: argparse.Namespace) -> int:
 
         folder = args.path if args.path.is_dir() else args.path.parent
         datasets = datasets_from_manifest(results)
-        write_report(results, args.report, datasets=datasets, figures_dir=folder)
+        write_report(results, args.report, datasets=datasets, figures_dir=folder,
+                     lists_dir=folder)
         note = "" if datasets is not None else " (data file missing or changed: verdicts only)"
         print(f"wrote {args.report}{note}", file=sys.stderr)
     if args.format == "json":
