@@ -407,7 +407,7 @@ def _conversations(results: AgenticResults, by_session: dict[str, Dataset],
     else:
         shown = sorted(drill_down_order(metrics)[:max_conversations])
         note = _drill_down_note(metrics, shown, full_lists)
-    out = ['<section id="conversations"><h2>Conversations</h2>', note,
+    out = ['<section id="conversations"><h2>Conversations</h2>', *([note] if note else []),
            '<div class="tools"><input id="filter" type="search" '
            'placeholder="filter by session, agent, task, text..." aria-label="filter">'
            '<label><input id="only-failed" type="checkbox"> only not fully correct or with '
