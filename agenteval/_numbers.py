@@ -13,7 +13,7 @@ What is recognised (after Unicode NFKC normalisation):
 - digits with optional thousands commas (``1,234``) and decimals (``1,234.5``, ``.5``);
 - an optional exponent (``1.2e5``);
 - then optionally a percent (``%``, ``percent``, ``per cent``) or a scale word
-  (``thousand k million mn billion bn trillion tn``).
+  (``thousand k million mn billion bn trillion tn``), in any ASCII case.
 
 A number glued to a letter or a dot on its left (``AF123``, ``v1.2``'s ``2``) is not a number.
 
@@ -21,6 +21,14 @@ Any model output reaches this parser, so it never spends unbounded time or raise
 a digit run longer than ``MAX_DIGITS`` or an exponent beyond ``MAX_EXPONENT`` (``1e99999999``)
 is read as text, not as a number, and the float readings leave out values a float cannot hold
 (``1e400``), which are still compared exactly as fractions by the offline judge.
+
+Each text is read once: ``parse_text`` gives its numbers (what the offline judge compares
+exactly) and ``text_readings`` its float readings (what the evidence search compares, within a
+documented slack); both are cached for short texts in bounded LRU caches. Exact arithmetic is
+done only where a comparison is too close for floats to settle, and then in integers scaled to a
+common power of ten; a float reading is the correctly rounded value of the written digits, so it
+equals the exact value rounded (``tests/test_numbers_reference.py`` checks all of this against
+the plain definitions).
 """
 
 from __future__ import annotations
@@ -32,8 +40,9 @@ import re
 import unicodedata
 from fractions import Fraction
 
-__all__ = ["MAX_DIGITS", "MAX_EXPONENT", "WrittenNumber", "find_numbers", "fold_text",
-           "is_whole_number", "number_readings", "remove_numbers", "to_float"]
+__all__ = ["MAX_DIGITS", "MAX_EXPONENT", "ParsedText", "WrittenNumber", "find_numbers", "fold_text",
+           "is_whole_number", "number_readings", "parse_text", "remove_numbers",
+           "text_readings", "to_float"]
 
 MAX_DIGITS = 400
 """Longest digit run (commas and the decimal point not counted) read as a number; longer is text.
@@ -44,18 +53,31 @@ MAX_EXPONENT = 400
 unbounded ``e`` (``1e99999999``) would take unbounded time and memory."""
 
 _NUMBER_RE = re.compile(
-    r"(?<![\w.])(?P<sign>[-\u2212+])?(?:(?P<cur>[$\u20ac\u00a3\u00a5])\s?)?(?P<sign2>[-\u2212])?"
-    r"(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    # The lookahead names every character a number can start with, so the scan fails at once at
+    # any other position. Only the words are matched regardless of case, and of ASCII case only
+    # (the signs, currency signs and digits have no case; after NFKC the one other letter that
+    # Unicode case-insensitive matching took for an ASCII one is the Turkish dotless or dotted
+    # i, whose "mıllion" then failed the scale look-up with a KeyError).
+    # The sign, currency sign and second sign are one group (a minus anywhere in it makes the
+    # number negative): findall builds a string per group and match, so fewer groups, less work.
+    r"(?=[-\u2212+$\u20ac\u00a3\u00a5\d.])"
+    r"(?<![\w.])(?P<prefix>[-\u2212+]?(?:[$\u20ac\u00a3\u00a5]\s?)?[-\u2212]?)"
+    # Thousands groups only where a comma follows the first one to three digits, and a percent
+    # or scale word only where its first letter follows: both lookaheads say what the
+    # alternatives behind them need anyway, so the engine does not try those in vain.
+    r"(?P<num>(?=\d{1,3},\d{3})\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:[eE](?P<exp>[-+]?\d+))?"
-    r"(?:\s?(?P<pct>%|percent\b|per\s?cent\b)"
-    r"|\s?(?P<scale>thousand|million|billion|trillion|mn|bn|tn|k)\b)?",
-    re.IGNORECASE,
+    r"(?:(?=\s?[%pPtTmMbBkK])(?:\s?(?P<pct>%|(?ai:percent)\b|(?ai:per)\s?(?ai:cent)\b)"
+    r"|\s?(?P<scale>(?ai:thousand|million|billion|trillion|mn|bn|tn|k))\b))?",
 )
 
 
 def fold_text(text: str) -> str:
     """NFKC, case-folded, whitespace collapsed: the form in which texts are compared."""
     return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+_UNSET = object()
 
 
 class WrittenNumber:
@@ -68,7 +90,7 @@ class WrittenNumber:
     """
 
     __slots__ = ("_digits", "_exp10", "_negative", "decimals", "percent", "scale", "_value",
-                 "_nonzero")
+                 "_float", "_key")
 
     def __init__(self, digits: str, exp10: int, negative: bool, decimals: int, percent: bool,
                  scale: int) -> None:
@@ -79,7 +101,8 @@ class WrittenNumber:
         self.percent = percent  # written with %, "percent" or "per cent"
         self.scale = scale  # 1, or the multiplier of a scale word ("2.5 million" -> 10**6)
         self._value: Fraction | None = None
-        self._nonzero = digits.strip("0.") != ""
+        self._float: float | None = None  # float_value(0), kept: every comparison asks for it
+        self._key: object = _UNSET  # value_key, kept likewise
 
     @property
     def value(self) -> Fraction:
@@ -97,6 +120,15 @@ class WrittenNumber:
         e = self._exp10 - self.decimals - 1
         return Fraction(5 * 10**e) if e >= 0 else Fraction(5, 10**-e)
 
+    def scaled_integer(self) -> tuple[int, int]:
+        """``(m, e)`` with ``value == m * 10**e`` exactly, for integer arithmetic."""
+        m = int(self._digits.replace(".", ""))
+        return (-m if self._negative else m), self._exp10 - self.decimals
+
+    def half_exponent(self) -> int:
+        """``e`` with ``half_unit == 5 * 10**e``."""
+        return self._exp10 - self.decimals - 1
+
     @property
     def fraction_value(self) -> Fraction:
         """The value as a plain number: a percentage divided by 100 ("42%" -> 0.42)."""
@@ -104,16 +136,37 @@ class WrittenNumber:
 
     def float_value(self, shift: int = 0) -> float:
         """``to_float(value * 10**shift)``, correctly rounded from the digits (+-inf past range)."""
+        if shift == 0:
+            if self._float is None:
+                # float("12.5") is float("12.5e0"): both the correctly rounded decimal
+                v = float(self._digits) if self._exp10 == 0 else float(f"{self._digits}e{self._exp10}")
+                self._float = -v if self._negative and v else v
+            return self._float
         v = float(f"{self._digits}e{self._exp10 + shift}")
         return -v if self._negative and v else v
 
     def float_half(self, shift: int = 0) -> float:
         """``to_float(half_unit * 10**shift)``."""
-        return float(f"5e{self._exp10 - self.decimals - 1 + shift}")
+        return _five_times_ten_to(self._exp10 - self.decimals - 1 + shift)
 
     @property
     def is_zero(self) -> bool:
-        return not self._nonzero
+        return self._digits.strip("0.") == ""
+
+    @property
+    def value_key(self) -> tuple[bool, str, int] | None:
+        """``(negative, significant digits, power of ten)``, one per exact value (None for zero),
+        so two values are equal exactly when their keys are, with no rational arithmetic:
+        "1.50", "1.5" and "15e-1" all give ``(False, "15", -1)``."""
+        if self._key is _UNSET:
+            digits = self._digits.replace(".", "").lstrip("0")
+            if not digits:
+                self._key = None
+            else:
+                significant = digits.rstrip("0")
+                exponent = self._exp10 - self.decimals + len(digits) - len(significant)
+                self._key = (self._negative, significant, exponent)
+        return self._key  # type: ignore[return-value]
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, WrittenNumber):
@@ -129,6 +182,50 @@ class WrittenNumber:
                 f"decimals={self.decimals}, percent={self.percent}, scale={self.scale})")
 
 
+def _five_times_ten_to(e: int) -> float:
+    """``float(5 * 10**e)`` correctly rounded (0.0 or inf past the float range), kept in
+    ``_HALVES``: ``e`` is bounded by the digit and exponent limits, so it holds few values."""
+    half = _HALVES.get(e)
+    if half is None:
+        half = _HALVES[e] = float(f"5e{e}")
+    return half
+
+
+_HALVES: dict[int, float] = {}
+
+
+class ParsedText:
+    """One text read once: its NFKC form, its numbers and (on first need) their float readings.
+
+    Every consumer of a text's numbers (the offline judge, the evidence search, the removal of
+    numbers before comparing words) takes them from here, so a text is scanned once.
+    """
+
+    __slots__ = ("nfkc", "numbers", "_every_match_read", "_readings")
+
+    def __init__(self, nfkc: str, numbers: tuple[WrittenNumber, ...], every_match_read: bool) -> None:
+        self.nfkc = nfkc  # the text after NFKC normalisation (what the parser reads)
+        self.numbers = numbers
+        self._every_match_read = every_match_read  # no match was too long to be a number
+        self._readings: tuple[tuple[float, float], ...] | None = None
+
+    @property
+    def readings(self) -> tuple[tuple[float, float], ...]:
+        """``number_readings`` of the text."""
+        if self._readings is None:
+            self._readings = tuple(readings_of(self.numbers)) if self.numbers else ()
+        return self._readings
+
+    def without_numbers(self, placeholder: str = " ") -> str:
+        """``remove_numbers``: the NFKC text with each number replaced by ``placeholder``."""
+        if not self.numbers and self._every_match_read:
+            return self.nfkc
+        if self._every_match_read:  # every match is a number: a plain substitution
+            return _NUMBER_RE.sub(placeholder.replace("\\", "\\\\"), self.nfkc)
+        return _NUMBER_RE.sub(lambda m: placeholder if _read(m.groups("")) is not None
+                              else m.group(0), self.nfkc)
+
+
 def find_numbers(text: str) -> list[WrittenNumber]:
     """Every number written in ``text``, in order.
 
@@ -137,7 +234,7 @@ def find_numbers(text: str) -> list[WrittenNumber]:
     >>> float(find_numbers("2.5 million")[0].value)
     2500000.0
     """
-    return list(_numbers_in(text))
+    return list(parse_text(text).numbers)
 
 
 CACHED_TEXT_CHARS = 2048
@@ -145,19 +242,27 @@ CACHED_TEXT_CHARS = 2048
 calls); longer ones are parsed each time, so the cache never holds large documents."""
 
 
-def _numbers_in(text: str) -> tuple[WrittenNumber, ...]:
+def parse_text(text: str) -> ParsedText:
+    """The text's :class:`ParsedText` (cached for texts up to ``CACHED_TEXT_CHARS``)."""
     return _numbers_in_cached(text) if len(text) <= CACHED_TEXT_CHARS else _parse_all(text)
 
 
-def _parse_all(text: str) -> tuple[WrittenNumber, ...]:
-    text = unicodedata.normalize("NFKC", text)
-    if _DIGIT(text) is None:  # every number has a digit; the scan for one is cheap
-        return ()
-    parsed = (_parse(m) for m in _NUMBER_RE.finditer(text))
-    return tuple(n for n in parsed if n is not None)
+def _numbers_in(text: str) -> tuple[WrittenNumber, ...]:
+    return parse_text(text).numbers
 
 
 _DIGIT = re.compile(r"\d").search
+
+
+def _parse_all(text: str) -> ParsedText:
+    text = unicodedata.normalize("NFKC", text)
+    if _DIGIT(text) is None:  # every number has a digit; the scan for one is cheap
+        return ParsedText(text, (), True)
+    # findall, not finditer: the groups as tuples, with no match object per number
+    numbers = [_read(groups) for groups in _NUMBER_RE.findall(text)]
+    if not all(numbers):  # a match too long to be a number (not "None in", which calls __eq__)
+        return ParsedText(text, tuple(n for n in numbers if n is not None), False)
+    return ParsedText(text, tuple(numbers), True)  # type: ignore[arg-type]
 
 
 _numbers_in_cached = functools.lru_cache(maxsize=8192)(_parse_all)
@@ -166,30 +271,36 @@ _SCALE_POWERS = {"thousand": 3, "k": 3, "million": 6, "mn": 6, "billion": 9, "bn
                  "trillion": 12, "tn": 12}
 
 
-def _parse(m: re.Match[str]) -> WrittenNumber | None:
-    """The number one regex match wrote, or None when it is too long or its exponent too large.
+def _read(groups: tuple[str, ...]) -> WrittenNumber | None:
+    """The number one regex match wrote (its groups, "" where a group took no part), or None
+    when it is too long or its exponent too large.
 
     Both checks come before any conversion, so each match costs time bounded by its length.
     """
-    sign, _cur, sign2, num, exp, pct, scale_word = m.groups()
+    prefix, num, exp, pct, scale_word = groups
     digits = num.replace(",", "") if "," in num else num
-    point = "." in digits
-    if len(digits) - point > MAX_DIGITS:
+    point = digits.find(".")
+    if len(digits) - (point >= 0) > MAX_DIGITS:
         return None
     e = 0
-    if exp is not None:
+    if exp:
         # checked as text first: int() of a huge run is slow, or refused past 4300 digits
         magnitude = exp.lstrip("+-").lstrip("0") or "0"
         if len(magnitude) > 4 or int(magnitude) > MAX_EXPONENT:
             return None
-        e = -int(magnitude) if exp.startswith("-") else int(magnitude)
-    decimals = len(digits) - digits.index(".") - 1 if point else 0
+        e = -int(magnitude) if exp[0] == "-" else int(magnitude)
     scale = 1
     if scale_word:
         power = _SCALE_POWERS[scale_word.lower()]
         scale, e = 10**power, e + power
-    negative = sign in ("-", "\u2212") or bool(sign2)
-    return WrittenNumber(digits, e, negative, decimals, bool(pct), scale)
+    negative = "-" in prefix or "\u2212" in prefix if prefix else False
+    return WrittenNumber(digits, e, negative, len(digits) - point - 1 if point >= 0 else 0,
+                         pct != "", scale)
+
+
+def _parse(m: re.Match[str]) -> WrittenNumber | None:
+    """``_read`` of a match object."""
+    return _read(m.groups(""))
 
 
 def to_float(value: Fraction) -> float:
@@ -209,29 +320,74 @@ def number_readings(text: str) -> list[tuple[float, float]]:
     A value a float cannot hold (an overflow would be inf, an underflow 0.0, either of which
     would match the wrong numbers) gives no reading.
     """
-    return list(_readings_in(text) if len(text) > CACHED_TEXT_CHARS else _readings_in_cached(text))
+    return list(text_readings(text))
+
+
+def text_readings(text: str) -> tuple[tuple[float, float], ...]:
+    """``number_readings`` as a tuple, cached like ``parse_text`` (what the evidence search reads)."""
+    return _readings_cached(text) if len(text) <= CACHED_TEXT_CHARS else _readings_all(text)
+
+
+_PLAIN_DIGITS = 300
+"""A number with no exponent or scale word and at most this many digits is read straight to a
+float: it lies between 1e-300 and 1e300, so it neither overflows nor underflows (nor does its
+hundredth, for a percentage)."""
+
+
+def _readings_all(text: str) -> tuple[tuple[float, float], ...]:
+    """The readings of a text straight from the regex groups: no ``WrittenNumber`` is built for a
+    number without exponent or scale word (most numbers), whose readings are ``float(digits)``
+    with half a unit, and for a percentage also its hundredth (``float(digits + "e-2")``)."""
+    text = unicodedata.normalize("NFKC", text)
+    if _DIGIT(text) is None:
+        return ()
+    out: list[tuple[float, float]] = []
+    halves = _HALVES
+    for prefix, num, exp, pct, scale_word in _NUMBER_RE.findall(text):
+        if exp or scale_word or len(num) > _PLAIN_DIGITS:
+            n = _read((prefix, num, exp, pct, scale_word))
+            if n is not None:
+                out.extend(readings_of((n,)))
+            continue
+        digits = num.replace(",", "") if "," in num else num
+        v = float(digits)
+        if v and prefix and ("-" in prefix or "\u2212" in prefix):
+            v = -v
+        point = digits.find(".")
+        e = point - len(digits) if point >= 0 else -1  # -decimals - 1: the half unit's power
+        out.append((v, halves[e] if e in halves else _five_times_ten_to(e)))
+        if pct:
+            v = float(digits + "e-2")
+            if v and prefix and ("-" in prefix or "\u2212" in prefix):
+                v = -v
+            out.append((v, _five_times_ten_to(e - 2)))
+    return tuple(out)
+
+
+_readings_cached = functools.lru_cache(maxsize=8192)(_readings_all)
+
+_INF = math.inf
 
 
 def readings_of(numbers: tuple[WrittenNumber, ...] | list[WrittenNumber]) -> list[tuple[float, float]]:
     """``number_readings`` of already parsed numbers."""
     out: list[tuple[float, float]] = []
     for n in numbers:
-        shifts = (0,) if n.scale == 1 else (-len(str(n.scale)) + 1, 0)
+        if n.scale == 1 and not n.percent:  # the common case: one reading
+            v = n.float_value()
+            if v == 0 and not n.is_zero or v == _INF or v == -_INF:
+                continue
+            out.append((v, n.float_half()))
+            continue
+        shifts: tuple[int, ...] = (0,) if n.scale == 1 else (-len(str(n.scale)) + 1, 0)
         if n.percent:
             shifts = (*shifts, -2)
         for shift in shifts:
             v = n.float_value(shift)
-            if v != v or v in (math.inf, -math.inf) or (v == 0 and not n.is_zero):
+            if v == 0 and not n.is_zero or v == _INF or v == -_INF:
                 continue
             out.append((v, n.float_half(shift)))
     return out
-
-
-def _readings_in(text: str) -> tuple[tuple[float, float], ...]:
-    return tuple(readings_of(_numbers_in(text)))
-
-
-_readings_in_cached = functools.lru_cache(maxsize=8192)(_readings_in)
 
 
 def is_whole_number(text: str) -> bool:
@@ -243,5 +399,4 @@ def is_whole_number(text: str) -> bool:
 def remove_numbers(text: str, *, placeholder: str = " ") -> str:
     """``text`` (NFKC) with every written number, with its sign, currency, % or scale word,
     replaced by ``placeholder``. What ``find_numbers`` reads as text (too long) stays."""
-    return _NUMBER_RE.sub(lambda m: placeholder if _parse(m) is not None else m.group(0),
-                          unicodedata.normalize("NFKC", text))
+    return parse_text(text).without_numbers(placeholder)

@@ -36,19 +36,25 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from decimal import Context, Decimal
-from fractions import Fraction
 from typing import Any
 
-from agenteval._numbers import WrittenNumber, find_numbers, remove_numbers, to_float
+from agenteval._numbers import ParsedText, WrittenNumber, find_numbers, parse_text, to_float
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, JudgeOutcome, Verdict
 
-_ARTICLES = re.compile(r"\b(a|an|the)\b")
+# Both patterns start with the characters they can match at, so the scan skips every other
+# position in C; the lookbehinds after that first character say what the original leading
+# assertions said: ``\b(a|an|the)\b`` and ``(?<![\w.])[-\u2212](?=\.?\d)``.
+_ARTICLES = re.compile(r"(?:a(?<!\wa)(?:n\b|\b)|the(?<!\wthe)\b)")
 _KEPT_MINUS = "\ue000"  # private-use stand-in for a minus sign, so punctuation removal skips it
 _PUNCT = str.maketrans({ch: " " for ch in string.punctuation + "\u2212" if ch != "%"}
                        | {"%": " percent "})
 # A minus sign (ASCII or U+2212) that starts a number: not after a word or a dot ("5-3", "x-1"
 # are not negative numbers, as in the number parser) and directly before a digit or ".5".
-_MINUS = re.compile(r"(?<![\w.])[-\u2212](?=\.?\d)")
+_MINUS = re.compile(r"[-\u2212](?<![\w.][-\u2212])(?=\.?\d)")
+# ASCII text (its NFKC form is itself) goes through bytes.translate, ten times faster than
+# str.translate: punctuation to a space, and NUL, which then marks a kept minus, to "-".
+_ASCII_PUNCT = bytes(ord("-") if b == 0 else ord(" ") if chr(b) in string.punctuation else b
+                     for b in range(256))
 
 
 def normalize_text(text: str) -> str:
@@ -57,8 +63,16 @@ def normalize_text(text: str) -> str:
     Keeping the percent sign as a word stops "0.5%" from equalling "0.5"; keeping a minus sign
     before a digit (as ``-``) stops "-5" from equalling "5". "5 - 3" loses its ``-``.
     """
-    text = unicodedata.normalize("NFKC", text).lower().replace(_KEPT_MINUS, " ")
-    text = _MINUS.sub(_KEPT_MINUS, text).translate(_PUNCT).replace(_KEPT_MINUS, "-")
+    if text.isascii() and "\0" not in text:
+        text = text.lower()
+        if "-" in text:
+            text = _MINUS.sub("\0", text)
+        if "%" in text:
+            text = text.replace("%", " percent ")
+        text = text.encode("ascii").translate(_ASCII_PUNCT).decode("ascii")
+    else:
+        text = unicodedata.normalize("NFKC", text).lower().replace(_KEPT_MINUS, " ")
+        text = _MINUS.sub(_KEPT_MINUS, text).translate(_PUNCT).replace(_KEPT_MINUS, "-")
     text = _ARTICLES.sub(" ", text)
     return " ".join(text.split())
 
@@ -86,18 +100,38 @@ def _surely_different(ref: WrittenNumber, ans: WrittenNumber, rel_tol: float) ->
     return abs(r - a) > (max(rel_tol, 0.0) * big + half) * (1 + 1e-9) + 1e-12 * big
 
 
+def _exactly_equal(ref: WrittenNumber, ans: WrittenNumber) -> bool:
+    """The exact values ``_same_number`` compares are equal (its ``diff == 0``), from the
+    digits: a percentage against a plain number is a hundredth of its written value."""
+    kr, ka = ref.value_key, ans.value_key
+    if kr is None or ka is None:
+        return kr is ka  # both zero
+    shift = (-2 if ref.percent else 2) if ref.percent != ans.percent else 0
+    return kr[0] == ka[0] and kr[1] == ka[1] and kr[2] + shift == ka[2]
+
+
 def _same_number(ref: WrittenNumber, ans: WrittenNumber, rel_tol: float) -> bool:
+    """``numbers_match``'s rule for one pair, in exact arithmetic: both values and the half unit
+    are integers times powers of ten, so scaled to the smallest power they are integers."""
     if _surely_different(ref, ans, rel_tol):
         return False
-    if ref.percent == ans.percent:
-        r, a, half = ref.value, ans.value, ans.half_unit
-    else:  # a percentage against a plain number: compare as fractions ("50%" is 0.5)
-        r, a = ref.fraction_value, ans.fraction_value
-        half = ans.half_unit / 100 if ans.percent else ans.half_unit
-    diff = abs(r - a)
-    if diff == 0 or diff <= Fraction(rel_tol) * max(abs(r), abs(a)):
+    if _exactly_equal(ref, ans):
         return True
-    return ans.decimals > 0 and diff < half
+    r, er = ref.scaled_integer()
+    a, ea = ans.scaled_integer()
+    eh = ans.half_exponent()  # the half unit is 5 * 10**eh
+    if ref.percent != ans.percent:  # a percentage against a plain number: as fractions
+        if ref.percent:
+            er -= 2
+        else:
+            ea, eh = ea - 2, eh - 2
+    low = min(er, ea, eh)
+    r, a = r * 10 ** (er - low), a * 10 ** (ea - low)
+    diff = abs(r - a)
+    p, q = rel_tol.as_integer_ratio()  # Fraction(rel_tol) is exactly p / q, q > 0
+    if diff == 0 or diff * q <= p * max(abs(r), abs(a)):
+        return True
+    return ans.decimals > 0 and diff < 5 * 10 ** (eh - low)
 
 
 def numbers_match(reference: str, answer: str, *, rel_tol: float = 1e-9) -> bool:
@@ -114,11 +148,27 @@ def numbers_match(reference: str, answer: str, *, rel_tol: float = 1e-9) -> bool
     both percentages, or both plain, compare as written; a percentage against a plain number
     compares as fractions, so "50%" matches 0.5 (either side can be the percentage) but not 50.
     """
-    ref_numbers = find_numbers(reference)
+    return _numbers_match(parse_text(reference).numbers, parse_text(answer).numbers, rel_tol)
+
+
+def _numbers_match(ref_numbers: Sequence[WrittenNumber], answer_numbers: Sequence[WrittenNumber],
+                   rel_tol: float) -> bool:
     if not ref_numbers:
         return False
-    answer_numbers = find_numbers(answer)
-    return all(any(_same_number(r, a, rel_tol) for a in answer_numbers) for r in ref_numbers)
+    # An answer number equal to r settles r (equal numbers are the same); most are found so,
+    # by their value keys, and only the others are compared one by one.
+    equal = {(a.value_key, a.percent) for a in answer_numbers}
+    for r in ref_numbers:
+        key = r.value_key
+        if (key, r.percent) in equal:
+            continue
+        # a percentage equals the plain number a hundredth of it, and 0% is 0
+        other = key if key is None else (key[0], key[1], key[2] + (-2 if r.percent else 2))
+        if (other, not r.percent) in equal:
+            continue
+        if not any(_same_number(r, a, rel_tol) for a in answer_numbers):
+            return False
+    return True
 
 
 def token_f1(answer: str, reference: str) -> float:
@@ -153,30 +203,51 @@ def _show(number: WrittenNumber) -> str:
     return text + ("%" if number.percent else "")
 
 
-def _words_besides_numbers(text: str) -> list[str]:
+def _words_besides_numbers(parsed: ParsedText) -> list[str]:
     """Normalised words of a text other than its numbers (and what is fused to them)."""
-    marked = normalize_text(remove_numbers(text, placeholder="0"))
-    return [w for w in marked.split() if not find_numbers(w)]
+    marked = normalize_text(parsed.without_numbers("0"))
+    # an ASCII word of letters only has no digit, so no number (the parser needs a digit)
+    return [w for w in marked.split()
+            if w.isascii() and w.isalpha() or not parse_text(w).numbers]
+
+
+def _contains_words(text: str, phrase: str) -> bool:
+    """``re.search(rf"(?<!\\S){re.escape(phrase)}(?!\\S)", text)``: ``phrase`` in ``text``
+    with whitespace (or an end) on both sides, by substring search (no pattern per phrase)."""
+    n, size = len(phrase), len(text)
+    start = text.find(phrase)
+    while start >= 0:
+        end = start + n
+        if (start == 0 or text[start - 1].isspace()) and (end == size or text[end].isspace()):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
 
 
 def score_answer(answer: str, reference: str) -> Verdict:
     """Score one answer against its reference by the rules in the module docstring."""
     norm_answer, norm_reference = normalize_text(answer), normalize_text(reference)
-    ref_numbers = find_numbers(reference)
-    if ref_numbers and not numbers_match(reference, answer):
-        wrong = ", ".join(_show(n) for n in ref_numbers)
-        f1 = _token_f1(norm_answer, norm_reference)
-        return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
-                       f"token F1 {f1:.2f}, capped at 0.5")
+    parsed_reference = parse_text(reference)
+    ref_numbers = parsed_reference.numbers
+    if ref_numbers:
+        parsed_answer = parse_text(answer)
+        if not _numbers_match(ref_numbers, parsed_answer.numbers, 1e-9):
+            wrong = ", ".join(_show(n) for n in ref_numbers)
+            f1 = _token_f1(norm_answer, norm_reference)
+            return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
+                           f"token F1 {f1:.2f}, capped at 0.5")
     if norm_answer == norm_reference:
         return Verdict(1.0, "exact match after normalisation")
     if ref_numbers:
-        # the answer's words, and those glued to its numbers ("-5°C" also gives "°c")
+        # the answer's words, and those glued to its numbers ("-5°C" also gives "°c"); the
+        # second set is built only when a reference word is not among the first
         answer_words = set(norm_answer.split())
-        answer_words |= set(normalize_text(remove_numbers(answer)).split())
-        if all(w in answer_words for w in _words_besides_numbers(reference)):
+        missing = [w for w in _words_besides_numbers(parsed_reference) if w not in answer_words]
+        if missing:
+            answer_words = set(normalize_text(parsed_answer.without_numbers()).split())
+        if all(w in answer_words for w in missing):
             return Verdict(1.0, "every number and word of the reference appears in the answer")
-    if norm_reference and re.search(rf"(?<!\S){re.escape(norm_reference)}(?!\S)", norm_answer):
+    if norm_reference and _contains_words(norm_answer, norm_reference):
         return Verdict(1.0, "the answer contains the reference")
     f1 = _token_f1(norm_answer, norm_reference)
     return Verdict(f1, f"token F1 {f1:.2f}")

@@ -16,11 +16,12 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval._numbers import _NUMBER_RE, _numbers_in, _parse, fold_text, readings_of
+from agenteval._numbers import _NUMBER_RE, _parse, fold_text, text_readings
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -50,7 +51,7 @@ def parse_numbers(text: str) -> list[tuple[float, float]]:
     ``"2.5 million"`` -> (2.5, 0.05) and (2.5e6, 5e4); ``"-3"`` -> (-3, 0.5). The parser is
     :mod:`agenteval._numbers`, shared with the offline judge.
     """
-    return readings_of(_numbers_in(text))
+    return list(text_readings(text))
 
 
 def _is_word(ch: str) -> bool:
@@ -99,15 +100,17 @@ def _show_number(x: float) -> str:
 
 
 def _number_in(x: float, numbers: Iterable[tuple[float, float]]) -> bool:
-    for value, tol in numbers:
-        slack = tol * (1 + 1e-9) + 1e-12
+    """``x`` (or ``-x``) lies within a reading's slack (``_with_slack``)."""
+    for value, slack in numbers:
         if abs(x - value) <= slack or (x < 0 and abs(-x - value) <= slack):
             return True
     return False
 
 
-def _same_number(x: float, values: Iterable[float]) -> bool:
-    return any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in values)
+def _with_slack(readings: Iterable[tuple[float, float]]) -> list[tuple[float, float]]:
+    """``(value, tolerance)`` readings as ``(value, slack)``: the tolerance widened by a relative
+    1e-9 and an absolute 1e-12, so a float rounding of the tolerance never decides a match."""
+    return [(value, tol * (1 + 1e-9) + 1e-12) for value, tol in readings]
 
 
 def _leaves(x: Any, out: list[Any]) -> None:
@@ -123,13 +126,31 @@ def _leaves(x: Any, out: list[Any]) -> None:
         out.append(x)
 
 
+def _all_leaves(x: Any) -> list[Any]:
+    """``_leaves`` of ``x``; a scalar (most results and arguments) without the walk, and a dict
+    or list of scalars in one loop."""
+    kind = type(x)
+    if kind is str or kind is int or kind is float or x is None:
+        return [x]
+    if (kind is dict or kind is list) and len(x) < _MAX_LEAVES:
+        values = list(x.values()) if kind is dict else x
+        if all(type(v) in _SCALARS for v in values):
+            return list(values)
+    out: list[Any] = []
+    _leaves(x, out)
+    return out
+
+
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _whole_number(text: str) -> float | None:
     """The number a string is, if it is only a number (``"12.50"``, ``"$3"``, ``"42%"``): its
     first reading. The anchored match fails at once on other text, so nothing is parsed then."""
     m = _NUMBER_RE.fullmatch(unicodedata.normalize("NFKC", text).strip())
     if m is None or _parse(m) is None:
         return None
-    readings = readings_of(_numbers_in(text))
+    readings = text_readings(text)
     return readings[0][0] if readings else None
 
 
@@ -144,40 +165,72 @@ def _cut(text: str, budget: int) -> str:
 class _Echo:
     """What the agent was given rather than told by the tool: the query and the call's arguments.
 
-    Texts are normalised at once (cheap); numbers are parsed only if a number has to be checked,
-    which an answer quoting a result's text never needs.
+    Texts are normalised and numbers parsed on first need: an answer quoting a result's text
+    needs no number, and most numbers are settled without asking whether they are echoes.
     """
 
     def __init__(self, query: _Query, parameters: Any) -> None:
-        leaves: list[Any] = []
-        _leaves(parameters, leaves)
-        self._strings = [str(x) for x in leaves if isinstance(x, str)]
-        self._plain = [f for f in (_as_float(x) for x in leaves if _is_number(x)) if math.isfinite(f)]
+        self._leaves = _all_leaves(parameters)
         self._query = query
-        self.texts = (query.norm, *(fold_text(t) for t in self._strings))
+        self._texts: tuple[str, ...] | None = None
         self._numbers: tuple[float, ...] | None = None
+        self._exact: frozenset[float] = frozenset()
 
     def has_text(self, phrase: str) -> bool:
-        return any(_text_in(phrase, t) for t in self.texts)
+        if self._texts is None:
+            self._texts = (self._query.norm,
+                           *(fold_text(str(x)) for x in self._leaves if isinstance(x, str)))
+        return any(_text_in(phrase, t) for t in self._texts)
 
     def has_number(self, x: float) -> bool:
-        if self._numbers is None:
-            numbers = [*self._query.numbers(), *(v for t in self._strings for v, _ in parse_numbers(t))]
-            self._numbers = (*numbers, *self._plain)
-        return _same_number(x, self._numbers)
+        """``x`` is ``math.isclose`` (rel 1e-9, abs 1e-12) to a number of the query or the
+        arguments. All are finite, and ``isclose(x, x)`` holds, so an equal one settles it."""
+        numbers = self._numbers
+        if numbers is None:
+            numbers = self._numbers = tuple(sorted(self._echo_numbers()))
+            self._exact = frozenset(numbers)
+        if x in self._exact:
+            return True
+        # A number close to x lies within about 1e-9 |x| (isclose's relative bound, taken of
+        # the larger magnitude, is at most 1.0000001e-9 |x|) or about 1e-12 of it; the window is
+        # twice that, so the float rounding of its ends cannot leave one out. The numbers are
+        # sorted, so bisect finds the few inside (test_echo_window_finds_every_close_number).
+        window = 2e-9 * abs(x) + 2e-12
+        lo = bisect_left(numbers, x - window)
+        hi = bisect_right(numbers, x + window, lo)
+        return any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in numbers[lo:hi])
+
+    def _echo_numbers(self) -> tuple[float, ...]:
+        strings = [str(x) for x in self._leaves if isinstance(x, str)]
+        plain = [f for f in (_as_float(x) for x in self._leaves if _is_number(x)) if math.isfinite(f)]
+        return (*self._query.numbers(), *(v for t in strings for v, _ in text_readings(t)), *plain)
 
 
 class _Query:
-    """A text normalised now and parsed for numbers on first need (the query, the answer)."""
+    """A text normalised and parsed for numbers on first need (the query, the answer)."""
 
     def __init__(self, text: str) -> None:
-        self.text, self.norm = text, fold_text(text)
-        self._readings: list[tuple[float, float]] | None = None
+        self.text = text
+        self._norm: str | None = None
+        self._readings: tuple[tuple[float, float], ...] | None = None
+        self._slack: list[tuple[float, float]] | None = None
 
-    def readings(self) -> list[tuple[float, float]]:
+    @property
+    def norm(self) -> str:
+        if self._norm is None:
+            self._norm = fold_text(self.text)
+        return self._norm
+
+    def readings(self) -> tuple[tuple[float, float], ...]:
         if self._readings is None:
-            self._readings = parse_numbers(self.text)
+            self._readings = text_readings(self.text)
         return self._readings
+
+    def with_slack(self) -> list[tuple[float, float]]:
+        """``_with_slack`` of the readings (the answer's, which result numbers are matched to)."""
+        if self._slack is None:
+            self._slack = _with_slack(self.readings())
+        return self._slack
 
     def numbers(self) -> list[float]:
         return [v for v, _tol in self.readings()]
@@ -186,20 +239,25 @@ class _Query:
 def _capped_leaves(result: Any) -> tuple[list[Any], bool]:
     """The result's searchable leaves in order (numbers as they are, anything else as text),
     text cut at ``MAX_RESULT_CHARS`` in all; and whether it was cut."""
-    leaves: list[Any] = []
-    _leaves(result, leaves)
     out: list[Any] = []
     budget, cut = MAX_RESULT_CHARS, False
-    for leaf in leaves:
-        if isinstance(leaf, bool) or leaf is None:
-            continue
-        if _is_number(leaf):
+    for leaf in _all_leaves(result):
+        kind = type(leaf)
+        if kind is str:
+            text = leaf
+        elif kind is int or kind is float:
             out.append(leaf)
             continue
+        elif kind is bool or leaf is None:
+            continue
+        elif _is_number(leaf):
+            out.append(leaf)
+            continue
+        else:
+            text = str(leaf)
         if budget <= 0:
             cut = True
             break
-        text = str(leaf)
         if len(text) > budget:
             text, cut = _cut(text, budget), True
         budget = 0 if cut else budget - len(text)
@@ -227,43 +285,57 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
     Texts first, in leaf order: the first one in the answer is the evidence, and nothing needs
     parsing. Then numbers, in leaf order: the first strong one the answer shows; weak ones
     (integers below 10) only when the result has no text and no strong number to look for.
+
+    Texts and numbers that are echoes (``_Echo``) are not looked for, and whether one is an echo
+    is asked only where the outcome depends on it: for a text in the answer at once; for the
+    others, which only make the result searchable, at the end and only if nothing was found. A
+    number is "shown" when it lies within the slack of an answer reading that is not an echo,
+    so a number near none of the answer's readings is no evidence whatever the echo holds.
     """
-    texts = False
-    wholes = [_whole_number(leaf) if isinstance(leaf, str) else None for leaf in leaves]
+    wholes = [_whole_number(leaf) if type(leaf) is str else None for leaf in leaves]
+    norm = answer.norm
+    unfound: list[str] = []  # texts not in the answer: searchable, unless every one is an echo
     for leaf, whole in zip(leaves, wholes):
-        if isinstance(leaf, str) and whole is None:
+        if whole is None and type(leaf) is str:
             for t in _text_candidates(leaf):
-                if not echo.has_text(t):
-                    texts = True
-                    if _text_in(t, answer.norm):
-                        return True, _show(t, 40)
+                if not _text_in(t, norm):
+                    unfound.append(t)
+                elif not echo.has_text(t):
+                    return True, _show(t, 40)
+    said = answer.with_slack()
     shown: list[tuple[float, float]] | None = None
-    strong, weak = False, []
+    strong, unsettled, weak = False, [], []
     for leaf, whole in zip(leaves, wholes):
-        if isinstance(leaf, str):
+        if type(leaf) is str:
             if whole is None:
-                values = [v for v, _tol in readings_of(_numbers_in(leaf))
-                          if not (v.is_integer() and abs(v) < 10)]
+                values = [v for v, _tol in text_readings(leaf) if not (v.is_integer() and abs(v) < 10)]
+                is_strong = True
             else:
-                values = [whole]
+                values, is_strong = [whole], not (whole.is_integer() and abs(whole) < 10)
         else:
-            values = [_as_float(leaf)]
+            x = _as_float(leaf)
+            values, is_strong = [x], not (x.is_integer() and abs(x) < 10)
         for x in values:
-            if not math.isfinite(x) or echo.has_number(x):
+            if not math.isfinite(x):
                 continue
-            if isinstance(leaf, str) and whole is None or not (x.is_integer() and abs(x) < 10):
+            if not is_strong:
+                weak.append(x)  # its echo is asked below, if weak numbers are looked for
+            elif not _number_in(x, said):  # within no answer reading: not shown
+                if not strong:
+                    unsettled.append(x)  # makes the result searchable unless it is an echo
+            elif not echo.has_number(x):
                 strong = True
                 if shown is None:
-                    shown = [(v, tol) for v, tol in answer.readings() if not echo.has_number(v)]
+                    shown = [(v, s) for v, s in said if not echo.has_number(v)]
                 if _number_in(x, shown):
                     return True, _show_number(x)
-            else:
-                weak.append(x)
-    if texts or strong:
+    if strong or any(not echo.has_text(t) for t in unfound) or any(
+            not echo.has_number(x) for x in unsettled):
         return True, None
+    weak = [x for x in weak if not echo.has_number(x)]
     if not weak:
         return False, None
-    shown = [(v, tol) for v, tol in answer.readings() if not echo.has_number(v)]
+    shown = [(v, s) for v, s in said if not echo.has_number(v)]
     hit = next((x for x in weak if _number_in(x, shown)), None)
     return True, None if hit is None else _show_number(hit)
 
