@@ -1,10 +1,19 @@
-"""A self-contained HTML report of one run: summary first, then every conversation, drill-down.
+"""A self-contained HTML report of one run: summary first, then the conversations, drill-down.
 
 One file, no network: CSS and the little JavaScript (a filter box) are inline, figures are
 embedded as data URIs, and the drill-down is plain ``<details>`` elements, so the page works from
 a mail attachment or an air-gapped machine. Tables are built from the result models' fields and
 their descriptions (shown on hover and in a legend), so new summary fields appear without
 changes here.
+
+A large run keeps its report usable: the summary tables are always complete, but the
+drill-down holds at most ``max_conversations`` conversations (``DEFAULT_MAX_CONVERSATIONS``;
+None = all), chosen by ``drill_down_order``: first those not fully correct or with judge errors,
+lowest share of correct interactions first, then lowest mean score; the room left goes to a
+deterministic sample of the fully correct ones (ordered by a hash of their session id, so the
+same run always shows the same ones). They are shown in the run's order, under a note that says
+how many are shown and where every conversation is (conversations.csv, interactions.csv,
+results.json beside the report, as ``agenteval run --out`` writes them).
 
     >>> from agenteval.report import write_report
     >>> write_report(results, "out/report.html", datasets=datasets)   # doctest: +SKIP
@@ -13,6 +22,7 @@ changes here.
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
 import json
 import math
@@ -24,7 +34,15 @@ if TYPE_CHECKING:
     from agenteval.results import AgenticResults
     from agenteval.schemas.common import Batch, Dataset
 
-__all__ = ["render_report", "write_report", "find_figures", "datasets_from_manifest"]
+__all__ = ["DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order",
+           "find_figures", "render_report", "write_report"]
+
+DEFAULT_MAX_CONVERSATIONS = 500
+"""Conversations drilled down in a report by default: about 1.5-4 MB of HTML, which a browser
+opens and filters at once (every conversation at 10,000 is 30-80 MB)."""
+
+_FULL_LISTS = ("conversations.csv", "interactions.csv", "results.json")
+"""Files ``agenteval run --out`` writes beside the report with every conversation."""
 
 FIGURE_SUFFIXES = (".png",)
 
@@ -36,17 +54,27 @@ HEADLINE_FIELDS = ("conversations", "complete", "fully_correct", "unknown", "rat
 
 def write_report(results: AgenticResults, path: str | Path, *,
                  datasets: Sequence[Dataset] | None = None,
-                 figures_dir: str | Path | None = None) -> Path:
+                 figures_dir: str | Path | None = None,
+                 max_conversations: int | None = DEFAULT_MAX_CONVERSATIONS,
+                 lists_dir: str | Path | None = None) -> Path:
     """Write ``render_report`` to ``path``; PNG figures found in ``figures_dir`` are embedded.
 
     ``datasets`` (the conversations that were evaluated) add the query, answer, reference and
     tool calls to each interaction; without them the report shows the verdicts only.
+    ``max_conversations`` caps the drill-down (module docstring); the note links the files in
+    ``lists_dir`` (default: beside ``path``) that hold every conversation.
     """
+    import os
+
     path = Path(path)
     figures = find_figures(figures_dir) if figures_dir is not None else []
+    folder = Path(lists_dir) if lists_dir is not None else path.parent
+    beside = [Path(os.path.relpath(folder / name, path.parent)).as_posix()
+              for name in _FULL_LISTS if (folder / name).is_file()]
     # errors=: a lone surrogate handed in from Python must not lose the run at its last step
-    path.write_text(render_report(results, datasets=datasets, figures=figures), encoding="utf-8",
-                    errors="backslashreplace")
+    path.write_text(render_report(results, datasets=datasets, figures=figures,
+                                  max_conversations=max_conversations, full_lists=beside),
+                    encoding="utf-8", errors="backslashreplace")
     return path
 
 
@@ -78,8 +106,12 @@ def find_figures(folder: str | Path) -> list[Path]:
 
 
 def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None = None,
-                  figures: Iterable[str | Path] = ()) -> str:
-    """The report as one HTML string."""
+                  figures: Iterable[str | Path] = (),
+                  max_conversations: int | None = DEFAULT_MAX_CONVERSATIONS,
+                  full_lists: Sequence[str] = ()) -> str:
+    """The report as one HTML string; ``full_lists`` names the files (relative to the report)
+    that hold every conversation, for the note of a capped drill-down."""
+    max_conversations = check_max_conversations(max_conversations)
     summary = results.summary()
     by_session = {d.session_id: d for d in datasets} if datasets is not None else {}
     manifest = dict(getattr(results, "provenance", {}))
@@ -101,7 +133,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
     figure_html = [_figure(Path(f)) for f in figures]
     if figure_html:
         parts.append('<section id="figures"><h2>Figures</h2>' + "".join(figure_html) + "</section>")
-    parts.append(_conversations(results, by_session))
+    parts.append(_conversations(results, by_session, max_conversations, full_lists))
     parts.append(_manifest_section(manifest))
     parts.append(f"</main><script>{_SCRIPT}</script></body></html>")
     return "\n".join(parts)
@@ -309,9 +341,73 @@ def _figure(path: Path) -> str:
             f"<figcaption>{_e(path.name)}</figcaption></figure>")
 
 
-def _conversations(results: AgenticResults, by_session: dict[str, Dataset]) -> str:
+def check_max_conversations(value: Any) -> int | None:
+    """None (no cap) or an integer >= 0; anything else is a ConfigError naming the option."""
+    from agenteval.errors import ConfigError
+
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ConfigError(f"max_conversations must be an integer >= 0 or None, got {value!r}")
+    return value
+
+
+def _needs_a_look(m: Any) -> bool:
+    return m.is_fully_correct is not True or m.judge_errors > 0
+
+
+def drill_down_order(results: Sequence[Any]) -> list[int]:
+    """Indices of ``results`` (per-conversation metrics), most worth a look first.
+
+    Not fully correct or with judge errors first: lowest share of correct interactions (c/n;
+    0 where none was judged), then lowest mean judge score, then more judge errors; then the
+    fully correct ones. Ties and the fully correct ones go by a hash of the session id, a
+    deterministic sample that does not depend on the order of the input.
+    """
+    def key(i: int) -> tuple[Any, ...]:
+        m = results[i]
+        tie = hashlib.blake2b(str(m.session_id).encode("utf-8", "backslashreplace"),
+                              digest_size=8).digest()
+        if not _needs_a_look(m):
+            return (1, 0.0, 0.0, 0, tie)
+        rate = m.correct_interactions / m.total_interactions if m.total_interactions else 0.0
+        scores = [s for s in m.correctness_scores if s is not None]
+        mean = sum(scores) / len(scores) if scores else 0.0
+        return (0, rate, mean, -m.judge_errors, tie)
+
+    return sorted(range(len(results)), key=key)
+
+
+def _drill_down_note(results: Sequence[Any], shown: Sequence[int], full_lists: Sequence[str]) -> str:
+    total = len(results)
+    look = sum(_needs_a_look(m) for m in results)
+    look_shown = sum(_needs_a_look(results[i]) for i in shown)
+    ok_shown = len(shown) - look_shown
+    where = (", ".join(f'<a href="{_e(name)}">{_e(name)}</a>' for name in full_lists)
+             ) if full_lists else (
+        "the run's results (<code>results.to_dataframe()</code>, or conversations.csv / "
+        "interactions.csv / results.json as <code>agenteval run --out</code> writes them)")
+    picked = (f"all {look:,} not fully correct or with judge errors" if look_shown == look else
+              f"the {look_shown:,} of {look:,} not fully correct or with judge errors that score "
+              "lowest (share of correct interactions, then mean score)")
+    if ok_shown:
+        picked += (f", and a fixed sample of {ok_shown:,} of the {total - look:,} fully correct "
+                   "ones")
+    return (f'<p class="banner" id="drill-down-note"><b>Drill-down for {len(shown):,} of '
+            f"{total:,} conversations</b>: {picked}, in the run's order. The summary above "
+            f"covers all {total:,}. Every conversation and interaction is in {where}.</p>")
+
+
+def _conversations(results: AgenticResults, by_session: dict[str, Dataset],
+                   max_conversations: int | None = None, full_lists: Sequence[str] = ()) -> str:
     k = results.k
-    out = ['<section id="conversations"><h2>Conversations</h2>',
+    metrics = list(results)
+    if max_conversations is None or max_conversations >= len(metrics):
+        shown, note = range(len(metrics)), ""
+    else:
+        shown = sorted(drill_down_order(metrics)[:max_conversations])
+        note = _drill_down_note(metrics, shown, full_lists)
+    out = ['<section id="conversations"><h2>Conversations</h2>', *([note] if note else []),
            '<div class="tools"><input id="filter" type="search" '
            'placeholder="filter by session, agent, task, text..." aria-label="filter">'
            '<label><input id="only-failed" type="checkbox"> only not fully correct or with '
@@ -320,11 +416,11 @@ def _conversations(results: AgenticResults, by_session: dict[str, Dataset]) -> s
            '<span id="shown"></span></div>',
            f'<p class="muted">pass@{k} / pass^{k}: {_e(results.method)}. Click a conversation '
            "to see its interactions.</p>"]
-    for m in results:
+    for m in (metrics[i] for i in shown):
         status = {True: "full", False: "wrong", None: "unknown"}[m.is_fully_correct]
         flag = {True: "fully correct", False: "not fully correct",
                 None: "unknown (judge errors)"}[m.is_fully_correct]
-        bad = m.is_fully_correct is not True or m.judge_errors > 0
+        bad = _needs_a_look(m)
         ds = by_session.get(m.session_id)
         head = (f'<span class="badge {status}">{_e(flag)}</span> <b>{_e(m.session_id)}</b> '
                 f'<span class=muted>agent</span> {_e(m.assistant_id)}'

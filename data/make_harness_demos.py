@@ -3,7 +3,9 @@
 * ``data/taubench_demo.json``: tau-bench's own results format (a JSON list of
   ``{task_id, trial, reward, info, traj}``) for one airline-style agent, 8 tasks x 4 trials,
   seeded: lookups, parallel calls, cancellations made with no text after them, trials cut off
-  mid-turn, and one crashed trial (empty trajectory, reward 0), as tau-bench writes them.
+  mid-turn, and one crashed trial (empty trajectory, reward 0), as tau-bench writes them; each
+  record's ``info`` is tau-bench's ``EnvInfo`` (the task with its ground-truth ``actions``,
+  ``respond`` included on even tasks, and the ``reward_info``).
 * ``data/inspect_demo/model-a.eval``, ``model-b.eval``: real Inspect logs written by Inspect with
   its mock model (``tests/core/make_inspect_logs.py``: 3 samples x 3 epochs, a tool-using
   solver, scorers ``match`` and ``graded``). Needs ``agenteval[inspect]``; no network.
@@ -39,7 +41,7 @@ def _call(call_id: str, name: str, args: dict) -> dict:
 
 
 def _traj(rng: random.Random, task: int, trial: int, success: bool) -> list[dict]:
-    uid, res = f"mia_li_{3668 + task}", f"R{task:02d}XK{trial}"
+    uid, res = _user(task), _reservation(task)
     tag = f"{task}_{trial}"
     traj = [
         {"role": "system", "content": "# Airline Agent Policy\nCancel only with the user's "
@@ -56,8 +58,9 @@ def _traj(rng: random.Random, task: int, trial: int, success: bool) -> list[dict
          "content": json.dumps({"reservation_id": res, "insurance": "yes", "status": "active"})},
         {"role": "tool", "tool_call_id": f"call_z{tag}", "name": "get_reservation_details",
          "content": "Error: reservation not found"},
-        {"role": "assistant", "content": f"Reservation {res} has travel insurance, so it can be "
-                                         "cancelled with a full refund. Shall I go ahead?"},
+        {"role": "assistant", "content": f"Reservation {res} is active and has travel "
+                                         "insurance, so it can be cancelled with a full refund. "
+                                         "Shall I go ahead?"},
         {"role": "user", "content": "Yes, go ahead."},
         {"role": "assistant", "content": "Cancelling it now.", "tool_calls": []},
     ]
@@ -72,6 +75,38 @@ def _traj(rng: random.Random, task: int, trial: int, success: bool) -> list[dict
     return traj
 
 
+def _user(task: int) -> str:
+    return f"mia_li_{3668 + task}"
+
+
+def _reservation(task: int) -> str:
+    return f"R{task:02d}XK{task % 3}"
+
+
+def _actions(task: int) -> list[dict]:
+    """The task's reference solution, as tau-bench's ``Task.actions``."""
+    uid, res = _user(task), _reservation(task)
+    actions = [{"name": "get_user_details", "kwargs": {"user_id": uid}},
+               {"name": "get_reservation_details", "kwargs": {"reservation_id": res}},
+               {"name": "cancel_reservation", "kwargs": {"reservation_id": res}}]
+    if task % 2 == 0:  # a message to the user: not a tool
+        actions.append({"name": "respond",
+                        "kwargs": {"content": f"Reservation {res} is cancelled."}})
+    return actions
+
+
+def _info(task: int, reward: float) -> dict:
+    """tau-bench's ``EnvInfo`` at the end of an episode (``reward_info.actions`` omits respond)."""
+    actions = _actions(task)
+    return {"task": {"user_id": _user(task), "actions": actions,
+                     "instruction": f"You are {_user(task)}. You want to cancel reservation "
+                                    f"{_reservation(task)}.", "outputs": []},
+            "source": "user", "user_cost": 0.0,
+            "reward_info": {"reward": reward,
+                            "info": {"r_actions": reward, "gt_data_hash": f"{task:064x}"},
+                            "actions": [a for a in actions if a["name"] != "respond"]}}
+
+
 def taubench_records() -> list[dict]:
     rng = random.Random(SEED)
     records = []
@@ -80,8 +115,7 @@ def taubench_records() -> list[dict]:
             p = 0.15 + 0.8 * task / (TASKS - 1)  # tasks of every difficulty
             success = rng.random() < p
             records.append({"task_id": task, "reward": 1.0 if success else 0.0,
-                            "info": {"task": {"user_id": f"mia_li_{3668 + task}"},
-                                     "source": "user"},
+                            "info": _info(task, 1.0 if success else 0.0),
                             "traj": _traj(rng, task, trial, success), "trial": trial})
     records[5] = {"task_id": 5, "reward": 0.0, "info": {"error": "RateLimitError: 429",
                   "traceback": "Traceback (most recent call last): ..."}, "traj": [], "trial": 0}

@@ -49,6 +49,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="bayesian mode: Beta(A, B) prior (default: 1 1)")
     run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
                      "CSV files and results.json (reload with agenteval show)")
+    run.add_argument("--report-max-conversations", type=int, metavar="N", default=None,
+                     help="--out: report.html drills down into at most N conversations, the "
+                     "failed and lowest-scoring first (default: 500; 0 = summary only); every "
+                     "conversation stays in conversations.csv / results.json")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
@@ -193,6 +197,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
             check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
+    report_cap = _report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
     loaded = load_for_run(args) if source is None else load_datasets(source)
@@ -208,8 +213,17 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         results.summary()
         if args.out is not None:
             write_outputs(results, args.out)
-            write_run_report(results, args.out, datasets)
+            write_run_report(results, args.out, datasets, max_conversations=report_cap)
     return results, caught
+
+
+def _report_cap(args: argparse.Namespace) -> int:
+    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
+
+    value = getattr(args, "report_max_conversations", None)
+    if value is not None and value < 0:
+        raise ConfigError(f"--report-max-conversations must be >= 0, got {value}")
+    return check_max_conversations(DEFAULT_MAX_CONVERSATIONS if value is None else value)
 
 
 def run_command(args: argparse.Namespace) -> int:
@@ -357,11 +371,14 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
     results.provenance["data"] = data
 
 
-def write_run_report(results: Any, out: Path, datasets: list[Any]) -> None:
+def write_run_report(results: Any, out: Path, datasets: list[Any], *,
+                     max_conversations: int | None = None) -> None:
     """report.html, after the other outputs so it can embed the figures written next to it."""
-    from agenteval.report import write_report
+    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, write_report
 
-    write_report(results, out / "report.html", datasets=datasets, figures_dir=out)
+    write_report(results, out / "report.html", datasets=datasets, figures_dir=out,
+                 max_conversations=(DEFAULT_MAX_CONVERSATIONS if max_conversations is None
+                                    else max_conversations))
 
 
 def judged_policy(results: Any, *, min_judged: float) -> int:
@@ -414,6 +431,10 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
+    tools = [_mean_tool_score(r) for r in results]
+    if any(t is not None for t in tools):  # overall tool correctness, mean over its interactions
+        view.insert(view.columns.get_loc("errors"), "tools",
+                    ["-" if t is None else f"{t:.3f}" for t in tools])
     if (df["source"] != "judged").any():  # say which conversations were graded with the data
         view.insert(3, "attempt", df["attempt"].map(lambda a: "-" if pd.isna(a) else int(a)))
         view.insert(4, "source", df["source"])
@@ -422,7 +443,9 @@ def format_table(results: Any) -> str:
     estimate = "plug-in estimate" if results.method.startswith("plug-in") else "posterior mean"
     lines = [
         f"agenteval: {len(results)} conversations, k={k}; per conversation: n interactions "
-        f"judged, c correct, pass@{k} / pass^{k} = {estimate} [interval] from its rate c/n",
+        f"judged, c correct, pass@{k} / pass^{k} = {estimate} [interval] from its rate c/n"
+        + ("; tools = overall tool correctness (mean over its interactions with a tool score)"
+           if "tools" in view.columns else ""),
         view.to_string(index=False),
         "",
         "suite summary:",
@@ -437,6 +460,11 @@ def format_table(results: Any) -> str:
         _accounting_line(judge),
     ]
     return "\n".join(lines)
+
+
+def _mean_tool_score(result: Any) -> float | None:
+    scores = [t.overall_correctness for t in result.tool_correctness_scores if t is not None]
+    return sum(scores) / len(scores) if scores else None
 
 
 def _accounting_line(judge: dict[str, Any]) -> str:

@@ -22,6 +22,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     show.add_argument("--report", type=Path, metavar="HTML",
                       help="also (re)write the run's HTML report to this file; the interactions' "
                       "queries and answers come from the data file if it is unchanged (same SHA-256)")
+    show.add_argument("--report-max-conversations", type=int, metavar="N", default=None,
+                      help="--report: drill down into at most N conversations, the failed and "
+                      "lowest-scoring first (default: 500; 0 = summary only)")
     show.set_defaults(handler=show_command)
     return show
 
@@ -32,11 +35,14 @@ def show_command(args: argparse.Namespace) -> int:
     results = load_results(args.path)
     manifest = results.provenance
     if args.report is not None:
+        from agenteval.cli.run import _report_cap
         from agenteval.report import datasets_from_manifest, write_report
 
+        cap = _report_cap(args)
         folder = args.path if args.path.is_dir() else args.path.parent
         datasets = datasets_from_manifest(results)
-        write_report(results, args.report, datasets=datasets, figures_dir=folder)
+        write_report(results, args.report, datasets=datasets, figures_dir=folder,
+                     lists_dir=folder, max_conversations=cap)
         note = "" if datasets is not None else " (data file missing or changed: verdicts only)"
         print(f"wrote {args.report}{note}", file=sys.stderr)
     if args.format == "json":

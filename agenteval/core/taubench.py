@@ -15,7 +15,18 @@ Each record becomes one conversation:
 * the trajectory goes through the OpenAI-transcript importer (``core/traces.py``): every user
   message starts an interaction, every tool call is kept with its result;
 * ``info`` is kept in ``metadata["info"]``; a trial that crashed (empty ``traj``, tau-bench
-  scores it 0) becomes one empty interaction with its reward, so nothing is dropped.
+  scores it 0) becomes one empty interaction with its reward, so nothing is dropped;
+* the task's ground-truth actions (``info.task.actions``, ``[{"name", "kwargs"}]``, as tau-bench
+  logs them) become the expected tools: ``tool_name`` = ``name``, ``parameters`` = ``kwargs``,
+  ``step`` = 1, 2, ... in the reference's order, with ``tool_sequence_matters=False`` (tau-bench
+  rewards the final database state, which the reference reaches in one of several valid orders).
+  ``respond`` actions are messages to the user, not tools: they are left out of the expected
+  tools (the agent's messages are its answer text, never a call) and stay in ``metadata``. The
+  actions are the reference for the whole episode, not for one user turn, so such a record
+  becomes ONE interaction holding every call the agent made (steps numbered across the episode),
+  the user's messages as the query and the agent's messages as the answer; it is scored against
+  all the expected tools at once. Records without ``info.task.actions`` keep one interaction per
+  user message and no expected tools.
 
 Errors name the file, the line where the record starts and the field, e.g.
 ``results.json, line 40, field 'traj[3].tool_calls[0].function.arguments': ...``.
@@ -31,6 +42,9 @@ from typing import Any
 from agenteval.core.retriever import _FileRetriever, _read_json_list, _Where
 from agenteval.errors import DataError
 from agenteval.schemas.common import Dataset
+
+RESPOND_ACTION = "respond"
+"""tau-bench's action for a message to the user (``tau_bench.types.RESPOND_ACTION_NAME``)."""
 
 __all__ = ["TAUBENCH_FIELDS", "TauBenchRetriever", "datasets_from_taubench", "is_taubench_record"]
 
@@ -80,17 +94,76 @@ def _record_to_dataset(record: Any, *, assistant_id: str, ctx: _Ctx) -> Dataset:
     if info is not None and not isinstance(info, Mapping):
         raise ctx.error(f"expected an object, got {type(info).__name__}", "info")
     traj = record["traj"]
+    expected = _expected_tools(info, ctx)
     fields: dict[str, Any] = {"task_id": str(task_id), "attempt": trial, "outcome": float(reward),
                               "metadata": {"info": dict(info)} if info else {}}
     session_id = f"{assistant_id}/task-{task_id}-trial-{trial}"
     if isinstance(traj, list) and not traj:  # the trial crashed: tau-bench scores it 0
-        return Dataset.model_validate({
-            "session_id": session_id, "assistant_id": assistant_id,
-            "conversation": [{"qa_id": "q1", "query": "", "assistant": "",
-                              "agentic": {"tools_used": []}}], **fields})
+        batch: dict[str, Any] = {"qa_id": "q1", "query": "", "assistant": "",
+                                 "agentic": {"tools_used": []}}
+        if expected is not None:
+            batch["ground_truth_agentic"] = _truth(expected)
+        return Dataset.model_validate({"session_id": session_id, "assistant_id": assistant_id,
+                                       "conversation": [batch], **fields})
     trace_ctx = _TraceCtx(ctx.where.source, ctx.where.line, ctx.where.index, prefix="traj")
-    return _convert(traj, session_id=session_id, assistant_id=assistant_id, references=None,
-                    fields=fields, ctx=trace_ctx)
+    ds = _convert(traj, session_id=session_id, assistant_id=assistant_id, references=None,
+                  fields=fields, ctx=trace_ctx)
+    return ds if expected is None else _whole_episode(ds, expected)
+
+
+def _expected_tools(info: Mapping[str, Any] | None, ctx: _Ctx) -> list[dict[str, Any]] | None:
+    """``info.task.actions`` as expected tools (``respond`` left out); None where not logged."""
+    task = info.get("task") if info else None
+    if not isinstance(task, Mapping) or "actions" not in task:
+        return None
+    actions = task["actions"]
+    if not isinstance(actions, list):
+        raise ctx.error(f"expected a list of actions, got {type(actions).__name__}",
+                        "info.task.actions")
+    tools: list[dict[str, Any]] = []
+    for i, action in enumerate(actions):
+        where = f"info.task.actions[{i}]"
+        if not isinstance(action, Mapping):
+            raise ctx.error(f"expected an action object, got {type(action).__name__}", where)
+        name, kwargs = action.get("name"), action.get("kwargs", {})
+        if not isinstance(name, str) or not name.strip():
+            raise ctx.error(f"expected a non-empty string, got {name!r}", f"{where}.name")
+        if not isinstance(kwargs, Mapping):
+            raise ctx.error(f"expected an object, got {type(kwargs).__name__}", f"{where}.kwargs")
+        if name != RESPOND_ACTION:
+            tools.append({"tool_name": name, "parameters": dict(kwargs), "step": len(tools) + 1})
+    return tools
+
+
+def _truth(expected: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"expected_tools": expected, "tool_sequence_matters": False}
+
+
+def _whole_episode(ds: Dataset, expected: list[dict[str, Any]]) -> Dataset:
+    """The episode as one interaction scored against the task's actions (module docstring).
+
+    Steps continue across user turns; a call is ``after_answer`` only when it came after the
+    agent's last message of the episode (a call after one turn's text could feed a later one).
+    """
+    batches = ds.conversation
+    last = max((i for i, b in enumerate(batches) if b.assistant.strip()), default=-1)
+    calls: list[dict[str, Any]] = []
+    offset = 0
+    for i, batch in enumerate(batches):
+        used = batch.agentic.tools_used if batch.agentic is not None else []
+        for call in used:
+            entry = call.model_dump()
+            entry["step"] = call.step + offset if call.step is not None else None
+            entry["after_answer"] = call.after_answer if i == last else i > last
+            calls.append(entry)
+        offset += max((c.step or 0 for c in used), default=0)
+    merged = {"qa_id": "q1",
+              "query": "\n\n".join(b.query for b in batches if b.query.strip()),
+              "assistant": "\n\n".join(b.assistant for b in batches if b.assistant.strip()),
+              "agentic": {"tools_used": calls}, "ground_truth_agentic": _truth(expected)}
+    record = ds.model_dump()
+    record["conversation"] = [merged]
+    return Dataset.model_validate(record)
 
 
 def datasets_from_taubench(records: Iterable[Any], *, assistant_id: str,

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,7 +30,7 @@ from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationIte
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
-from agenteval.metrics.tools import normalize_tool_weights, score_tool_use
+from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.results import AgenticResults, RunSettings, without_data
 from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
@@ -56,19 +56,17 @@ UNRESOLVED_UTILIZATION = (
 __all__ = ["Agentic", "pass_at_k", "pass_pow_k", "pass_at_k_unbiased", "pass_pow_k_unbiased"]
 
 
-@dataclass(frozen=True)
-class _Slot:
-    """One interaction and where it sits: its conversation's position and data."""
+class _Slot(NamedTuple):
+    """One interaction and where it sits: its conversation's position and data (a tuple: a
+    suite makes one per interaction)."""
 
     conversation: int
     interaction: int
     dataset: Dataset
     batch: Batch
-
-    @property
-    def given(self) -> bool:
-        """Correctness comes with the data: no answer judgment is needed."""
-        return self.dataset.outcome is not None or self.batch.score is not None
+    given: bool
+    """Correctness comes with the data (the conversation's outcome or the interaction's score):
+    no answer judgment is needed."""
 
 
 @dataclass(frozen=True)
@@ -203,8 +201,8 @@ def _evaluate(
     progress: bool | None = None,
 ) -> AgenticResults:
     include_history = include_history or bool(getattr(judge, "include_history", False))
-    slots = [_Slot(i, j, ds, batch) for i, ds in enumerate(datasets)
-             for j, batch in enumerate(ds.conversation)]
+    slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
+             for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]
     if progress is not None and hasattr(judge, "progress"):
         judge.progress = progress  # one switch for every phase's bar
     run = judge.start_run()
@@ -215,8 +213,7 @@ def _evaluate(
     outcomes: list[Verdict | JudgeFailure | _Given] = [
         _given(s, settings) if s.given else next(verdicts) for s in slots]
 
-    tools = [_score_tools(s.batch, settings)
-             for s in _progress(slots, "scoring tool use", progress)]
+    tools = _score_all(slots, settings, progress)
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
     per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
@@ -241,32 +238,38 @@ def _evaluate(
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
         unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
 
+    # Python numbers once per column (``tolist``), not one numpy scalar per conversation.
+    columns = zip(n.astype(int).tolist(), c.astype(int).tolist(), *(
+        np.asarray(a, dtype=float).tolist() for a in (
+            est.pass_at_k, est.pass_at_k_low, est.pass_at_k_high, est.pass_pow_k,
+            est.pass_pow_k_low, est.pass_pow_k_high, unbiased_at, unbiased_pow)))
     metrics = []
-    for i, (ds, rs) in enumerate(zip(datasets, per_conversation)):
+    for ds, rs, w, (n_i, c_i, at, at_lo, at_hi, pw, pw_lo, pw_hi, u_at, u_pw) in zip(
+            datasets, per_conversation, whole, columns):
         metrics.append(trusted(  # computed here: no re-validation (schemas.results.trusted)
             AgenticMetric,
             session_id=ds.session_id,
             assistant_id=ds.assistant_id,
             task_id=ds.task_id,
             attempt=ds.attempt,
-            source=_source(rs, whole[i]),
-            total_interactions=int(n[i]),
-            correct_interactions=int(c[i]),
-            is_fully_correct=bool(c[i]) if whole[i] else _fully_correct(rs),
+            source=_source(rs, w),
+            total_interactions=n_i,
+            correct_interactions=c_i,
+            is_fully_correct=bool(c_i) if w else _fully_correct(rs),
             threshold=settings.threshold,
             correctness_scores=[r.score for r in rs],
             correct_indices=[j for j, r in enumerate(rs) if r.is_correct],
             tool_correctness_scores=[r.tool_correctness for r in rs],
             k=settings.k,
-            pass_at_k=float(est.pass_at_k[i]),
-            pass_at_k_ci_low=float(est.pass_at_k_low[i]),
-            pass_at_k_ci_high=float(est.pass_at_k_high[i]),
-            pass_pow_k=float(est.pass_pow_k[i]),
-            pass_pow_k_ci_low=float(est.pass_pow_k_low[i]),
-            pass_pow_k_ci_high=float(est.pass_pow_k_high[i]),
-            pass_at_k_unbiased=float(unbiased_at[i]),
-            pass_pow_k_unbiased=float(unbiased_pow[i]),
-            judge_errors=0 if whole[i] else sum(r.is_correct is None for r in rs),
+            pass_at_k=at,
+            pass_at_k_ci_low=at_lo,
+            pass_at_k_ci_high=at_hi,
+            pass_pow_k=pw,
+            pass_pow_k_ci_low=pw_lo,
+            pass_pow_k_ci_high=pw_hi,
+            pass_at_k_unbiased=u_at,
+            pass_pow_k_unbiased=u_pw,
+            judge_errors=0 if w else sum(r.is_correct is None for r in rs),
             interactions=rs,
         ))
     results = AgenticResults(metrics, settings=settings, judge_run=run, method=est.method)
@@ -275,11 +278,30 @@ def _evaluate(
     return results
 
 
-def _progress(items: Sequence[Any], desc: str, enabled: bool | None) -> Any:
-    """Progress once a phase takes more than a moment (see :mod:`agenteval.judge.progress`)."""
-    from agenteval.judge.progress import iterate
+_PROGRESS_CHUNK = 512
+"""Interactions scored between two progress updates (a bar update per item costs more than
+scoring many of them)."""
 
-    return iterate(items, desc, enabled=enabled)
+
+def _score_all(slots: Sequence[_Slot], settings: RunSettings,
+               progress: bool | None) -> list[ToolCorrectnessScore | None]:
+    """Tool scores of every interaction, with progress once the phase takes more than a moment
+    (see :mod:`agenteval.judge.progress`)."""
+    from agenteval.judge.progress import Progress
+
+    scorer = _tool_scorer(settings)
+    scores: list[ToolCorrectnessScore | None] = []
+    with Progress(len(slots), "scoring tool use", enabled=progress) as bar:
+        for start in range(0, len(slots), _PROGRESS_CHUNK):
+            chunk = slots[start:start + _PROGRESS_CHUNK]
+            scores.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
+            bar.update(len(chunk))
+    return scores
+
+
+def _tool_scorer(settings: RunSettings) -> ToolScorer:
+    return ToolScorer(weights=settings.tool_weights, threshold=settings.tool_threshold,
+                      argument_matching=settings.argument_matching)
 
 
 def _answer_item(slot: _Slot, include_history: bool) -> AnswerItem:
@@ -294,16 +316,17 @@ def _answer_item(slot: _Slot, include_history: bool) -> AnswerItem:
     )
 
 
-def _score_tools(batch: Batch, settings: RunSettings,
-                 utilization_override: float | None = None) -> ToolCorrectnessScore | None:
+def _score_tools(batch: Batch, settings: RunSettings, utilization_override: float | None = None,
+                 *, scorer: ToolScorer | None = None) -> ToolCorrectnessScore | None:
     """Tool use is scored where the data says what was expected; ``expected_tools: []`` means
-    no tool should be called, while no ``ground_truth_agentic`` at all means no expectation."""
+    no tool should be called, while no ``ground_truth_agentic`` at all means no expectation.
+    ``scorer``: the run's (``_tool_scorer``), when scoring many."""
     if batch.ground_truth_agentic is None:
         return None
-    return score_tool_use(batch.agentic, batch.ground_truth_agentic, batch.assistant,
-                          weights=settings.tool_weights, threshold=settings.tool_threshold,
-                          utilization_override=utilization_override, query=batch.query,
-                          argument_matching=settings.argument_matching)
+    if scorer is None:
+        scorer = _tool_scorer(settings)
+    return scorer(batch.agentic, batch.ground_truth_agentic, batch.assistant,
+                  utilization_override=utilization_override, query=batch.query)
 
 
 def _resolve_ambiguous_utilization(
@@ -360,6 +383,12 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
                                  tool_correctness=tool, is_correct=None,
                                  judge_error=f"{outcome.kind}: {outcome.cause}",
                                  judge_error_code=getattr(outcome, "code", "") or None)
+    if tool_failure is None and type(outcome) is Verdict and type(outcome.reasoning) is str:
+        score = float(outcome.score)  # the usual case: every value already of its field's type
+        return trusted(InteractionResult, qa_id=batch.qa_id, score=score,
+                       reasoning=outcome.reasoning, tool_correctness=tool,
+                       is_correct=score >= settings.threshold and (tool is None or tool.is_correct),
+                       judge_error=None, judge_error_code=None, source="judged")
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,

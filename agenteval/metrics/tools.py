@@ -124,6 +124,7 @@ __all__ = [
     "CallMatch",
     "Evidence",
     "ParameterComparison",
+    "ToolScorer",
     "call_order",
     "compare_parameters",
     "find_result_evidence",
@@ -189,10 +190,16 @@ def call_order(calls: Sequence[ToolCall | ExpectedTool]) -> list[int]:
     Calls sharing a step share a rank: they are parallel, with no order between them.
     """
     n = len(calls)
-    if n and all(c.step is not None for c in calls):
-        rank_of = {s: r for r, s in enumerate(sorted({c.step for c in calls}))}
-        return [rank_of[c.step] for c in calls]
-    return list(range(n))
+    if n < 2:
+        return [0] * n
+    steps = [c.step for c in calls]
+    if None in steps:
+        return list(range(n))
+    distinct = sorted(set(steps))
+    if distinct == steps:  # increasing steps (the usual log): the ranks are the positions
+        return list(range(n))
+    rank_of = {s: r for r, s in enumerate(distinct)}
+    return [rank_of[s] for s in steps]
 
 
 def in_order_count(pairs: Iterable[tuple[int, int]]) -> int:
@@ -235,13 +242,48 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
     matching (a greedy in-order pass, see ``_best_matchings``) and re-pairs one tool at a time,
     among its first ``_MAX_MATCHINGS`` matchings, while the in-order count grows. Returned
     sorted by expected index. ``rules`` say how arguments are compared (``metrics/arguments.py``).
+    When no name repeats on either side (the usual log) the only largest matching pairs equal
+    names, and it is taken without a search.
     """
-    used_rank, exp_rank = call_order(used), call_order(expected)
+    pairs = _match(used, expected, [c.tool_name.strip() for c in used],
+                   [c.tool_name.strip() for c in expected], call_order(used), call_order(expected),
+                   ordered=ordered, rules=rules)
+    return [CallMatch(i, j, comparison) for i, j, comparison in pairs]
+
+
+_Pair = tuple[int, int, ParameterComparison]
+"""(used index, expected index, their parameters' agreement): a ``CallMatch`` as a tuple."""
+
+
+def _match(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], used_names: list[str],
+           exp_names: list[str], used_rank: list[int], exp_rank: list[int], *, ordered: bool,
+           rules: ArgumentRules | None) -> list[_Pair]:
+    """``match_calls`` as tuples, with the calls' stripped names and ranks already known."""
+    if len(used_names) == 1 == len(exp_names):  # one call each: paired if the names agree
+        return ([(0, 0, compare_parameters(expected[0].parameters, used[0].parameters,
+                                           rules=rules, tool=exp_names[0]))]
+                if used_names[0] == exp_names[0] else [])
+    if len(set(used_names)) == len(used_names) and len(set(exp_names)) == len(exp_names):
+        # No name repeats on either side: every tool has at most one call per side, so the only
+        # largest matching pairs the calls of equal name, whatever their agreement or order.
+        where = {name: i for i, name in enumerate(used_names)}
+        return [(i, j, compare_parameters(expected[j].parameters, used[i].parameters,
+                                          rules=rules, tool=name))
+                for j, name in enumerate(exp_names) if (i := where.get(name)) is not None]
+    return _search_matching(used, expected, used_names, exp_names, used_rank, exp_rank,
+                            ordered=ordered, rules=rules)
+
+
+def _search_matching(used: Sequence[ToolCall], expected: Sequence[ExpectedTool],
+                     used_names: list[str], exp_names: list[str], used_rank: list[int],
+                     exp_rank: list[int], *, ordered: bool,
+                     rules: ArgumentRules | None) -> list[_Pair]:
+    """The general matching of ``match_calls`` (any names, repeated or not), as tuples."""
     groups: dict[str, tuple[list[int], list[int]]] = {}
     for i in sorted(range(len(used)), key=lambda i: (used_rank[i], i)):
-        groups.setdefault(used[i].tool_name.strip(), ([], []))[0].append(i)
+        groups.setdefault(used_names[i], ([], []))[0].append(i)
     for j in sorted(range(len(expected)), key=lambda j: (exp_rank[j], j)):
-        groups.setdefault(expected[j].tool_name.strip(), ([], []))[1].append(j)
+        groups.setdefault(exp_names[j], ([], []))[1].append(j)
 
     comp: dict[tuple[int, int], ParameterComparison] = {}
     choices: list[list[dict[int, int]]] = []  # per tool: its best matchings, expected -> used
@@ -276,7 +318,7 @@ def match_calls(used: Sequence[ToolCall], expected: Sequence[ExpectedTool], *,
                     if score > best:
                         chosen, best, improved = trial, score, True
     pairs = {j: i for part in chosen for j, i in part.items()}
-    return [CallMatch(pairs[j], j, comp[(pairs[j], j)]) for j in sorted(pairs)]
+    return [(pairs[j], j, comp[(pairs[j], j)]) for j in sorted(pairs)]
 
 
 def _best_matchings(rows: list[int], cols: list[int],
@@ -399,23 +441,21 @@ def _loc(exc: ValidationError) -> str:
     return ".".join(str(p) for p in exc.errors()[0]["loc"]) or "(root)"
 
 
-def _labels(calls: Sequence[ToolCall | ExpectedTool], order: list[int]) -> list[str]:
-    """``tool`` or ``tool#k`` (k-th of that name in call order) for messages."""
-    names = [c.tool_name.strip() for c in calls]
+def _labels(names: list[str], order: list[int]) -> list[str]:
+    """``tool`` or ``tool#k`` (k-th of that name in call order) for messages, from the calls'
+    stripped names."""
+    if len(names) < 2 or len(set(names)) == len(names):  # no name repeats: labels are names
+        return names
     counts: dict[str, int] = {}
     for n in names:
         counts[n] = counts.get(n, 0) + 1
     seen: dict[str, int] = {}
-    labels = [""] * len(calls)
-    for i in sorted(range(len(calls)), key=order.__getitem__):
+    labels = [""] * len(names)
+    for i in sorted(range(len(names)), key=order.__getitem__):
         n = names[i]
         seen[n] = seen.get(n, 0) + 1
         labels[i] = n if counts[n] == 1 else f"{n}#{seen[n]}"
     return labels
-
-
-def _fmt(x: float) -> str:
-    return f"{x:.3g}"
 
 
 def score_tool_use(
@@ -445,34 +485,87 @@ def score_tool_use(
     >>> s.overall_correctness, s.utilization_evidence
     (1.0, 'found')
     """
-    w = normalize_tool_weights(weights)
-    thr = check_unit("threshold", threshold)
+    return ToolScorer(weights=weights, threshold=threshold, argument_matching=argument_matching)(
+        used, expected, answer, utilization_override=utilization_override, query=query)
+
+
+class ToolScorer:
+    """``score_tool_use`` with its run-wide options checked once, for scoring many interactions
+    alike (``Agentic.run`` scores every interaction of a suite with one).
+
+    >>> score = ToolScorer(threshold=0.75)
+    >>> score({"tools_used": [{"tool_name": "calc"}]}, {"expected_tools": []}).is_correct
+    False
+    """
+
+    __slots__ = ("_weights", "_threshold", "_argument_matching", "_run_rules")
+
+    def __init__(self, *, weights: Mapping[str, float] | None = None, threshold: float = 1.0,
+                 argument_matching: Mapping[str, Any] | None = None) -> None:
+        w = normalize_tool_weights(weights)
+        self._weights = (w["selection"], w["parameters"], w["sequence"], w["utilization"])
+        self._threshold = check_unit("threshold", threshold)
+        self._argument_matching = argument_matching
+        self._run_rules: ArgumentRules | None = None  # the run's rules alone, built when needed
+
+    def _rules(self, data_rules: Mapping[str, str] | None) -> ArgumentRules | None:
+        """The rules for one interaction: the data's over the run's (None when there are none)."""
+        if data_rules:
+            return ArgumentRules(self._argument_matching, data_rules)
+        if not self._argument_matching:
+            return None
+        if self._run_rules is None:
+            self._run_rules = ArgumentRules(self._argument_matching)
+        return self._run_rules
+
+    def __call__(self, used: AgenticTrace | Mapping[str, Any] | None,
+                 expected: GroundTruthAgentic | Mapping[str, Any] | None, answer: str = "", *,
+                 utilization_override: float | None = None,
+                 query: str = "") -> ToolCorrectnessScore | None:
+        """``score_tool_use`` of one interaction with this scorer's options."""
+        return _score(self, used, expected, answer, utilization_override, query)
+
+
+def _score(scorer: ToolScorer, used: AgenticTrace | Mapping[str, Any] | None,
+           expected: GroundTruthAgentic | Mapping[str, Any] | None, answer: str,
+           utilization_override: float | None, query: str) -> ToolCorrectnessScore | None:
+    """The body of ``score_tool_use`` (module docstring)."""
+    w_sel, w_par, w_seq, w_use = scorer._weights
+    thr = scorer._threshold
     override = None if utilization_override is None else check_unit(
         "utilization_override", utilization_override)
-    trace = _as_trace(used)
-    truth = _as_truth(expected)
-    used_calls = list(trace.tools_used) if trace is not None else []
-    exp_calls = list(truth.expected_tools) if truth is not None else []
+    trace = used if type(used) is AgenticTrace else _as_trace(used)  # typed: nothing to check
+    truth = expected if type(expected) is GroundTruthAgentic else _as_truth(expected)
+    used_calls = trace.tools_used if trace is not None else []
+    exp_calls = truth.expected_tools if truth is not None else []
     if not used_calls and not exp_calls:
         return None
     n_used, n_exp = len(used_calls), len(exp_calls)
     sequence_matters = truth.tool_sequence_matters if truth is not None else False
     flag = trace.final_answer_uses_tools if trace is not None else None
 
-    rules = ArgumentRules(argument_matching,
-                          truth.argument_matching if truth is not None else None)
-    matches = match_calls(used_calls, exp_calls, ordered=sequence_matters, rules=rules)
+    rules = scorer._rules(truth.argument_matching if truth is not None else None)
+    used_names = [c.tool_name.strip() for c in used_calls]
+    exp_names = [c.tool_name.strip() for c in exp_calls]
     used_rank, exp_rank = call_order(used_calls), call_order(exp_calls)
-    used_lab, exp_lab = _labels(used_calls, used_rank), _labels(exp_calls, exp_rank)
+    matches = _match(used_calls, exp_calls, used_names, exp_names, used_rank, exp_rank,
+                     ordered=sequence_matters, rules=rules)
+    used_lab, exp_lab = _labels(used_names, used_rank), _labels(exp_names, exp_rank)
+    n_matched = len(matches)
     lines: list[str] = []
 
     # selection
-    selection = len(matches) / max(n_exp, n_used)
-    matched_u = {m.used_index for m in matches}
-    matched_e = {m.expected_index for m in matches}
-    missing = [exp_lab[j] for j in sorted(range(n_exp), key=exp_rank.__getitem__) if j not in matched_e]
-    extra = [used_lab[i] for i in sorted(range(n_used), key=used_rank.__getitem__) if i not in matched_u]
-    sel = f"selection {_fmt(selection)}: {len(matches)} matched of {n_exp} expected, {n_used} used"
+    selection = n_matched / max(n_exp, n_used)
+    missing = extra = ()
+    if n_matched < n_exp:
+        matched_e = {j for _i, j, _p in matches}
+        missing = [exp_lab[j] for j in sorted(range(n_exp), key=exp_rank.__getitem__)
+                   if j not in matched_e]
+    if n_matched < n_used:
+        matched_u = {i for i, _j, _p in matches}
+        extra = [used_lab[i] for i in sorted(range(n_used), key=used_rank.__getitem__)
+                 if i not in matched_u]
+    sel = f"selection {selection:.3g}: {n_matched} matched of {n_exp} expected, {n_used} used"
     if missing:
         sel += f"; missing: {', '.join(missing)}"
     if extra:
@@ -481,14 +574,11 @@ def score_tool_use(
 
     # parameters
     if n_exp:
-        parameters = math.fsum(m.parameters.score for m in matches) / n_exp
+        parameters = math.fsum([p.score for _i, _j, p in matches]) / n_exp
     else:
         parameters = 0.0
-    details = []
-    for m in matches:
-        label = exp_lab[m.expected_index]
-        details.extend(f"{label}.{d}" for d in m.parameters.mismatches)
-    par = f"parameters {_fmt(parameters)}"
+    details = [f"{exp_lab[j]}.{d}" for _i, j, p in matches for d in p.mismatches]
+    par = f"parameters {parameters:.3g}"
     if not n_exp:
         par += ": no calls expected, every argument is unexpected"
     elif details:
@@ -507,9 +597,10 @@ def score_tool_use(
         sequence = 1.0
         lines.append("sequence 1: order does not matter")
     else:
-        lis = in_order_count((exp_rank[m.expected_index], used_rank[m.used_index]) for m in matches)
-        sequence = lis / len(matches)
-        lines.append(f"sequence {_fmt(sequence)}: {lis} of {len(matches)} matched calls in expected order")
+        lis = 1 if n_matched == 1 else in_order_count(
+            [(exp_rank[j], used_rank[i]) for i, j, _p in matches])
+        sequence = lis / n_matched
+        lines.append(f"sequence {sequence:.3g}: {lis} of {n_matched} matched calls in expected order")
 
     # utilization
     if override is not None:
@@ -541,13 +632,13 @@ def score_tool_use(
         if ev.truncated:
             cut = ", ".join(used_lab[i] for i in ev.truncated)
             why += f" (result of {cut} searched in its first {MAX_RESULT_CHARS:,} characters)"
-    lines.append(f"utilization {_fmt(utilization)} ({evidence}): {why}")
+    lines.append(f"utilization {utilization:.3g} ({evidence}): {why}")
 
-    overall = math.fsum([w["selection"] * selection, w["parameters"] * parameters,
-                         w["sequence"] * sequence, w["utilization"] * utilization])
+    overall = math.fsum([w_sel * selection, w_par * parameters, w_seq * sequence,
+                         w_use * utilization])
     overall = min(1.0, max(0.0, overall))
     is_correct = overall >= thr - 1e-12
-    lines.append(f"overall {_fmt(overall)} {'>=' if is_correct else '<'} threshold {_fmt(thr)}")
+    lines.append(f"overall {overall:.3g} {'>=' if is_correct else '<'} threshold {thr:.3g}")
     return trusted(  # all computed above: no re-validation
         ToolCorrectnessScore,
         tool_selection_correct=selection,

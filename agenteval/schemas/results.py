@@ -13,23 +13,84 @@ from pydantic import BaseModel, ConfigDict, Field
 RESULTS_VERSION = "1"
 
 M = TypeVar("M", bound=BaseModel)
-_FIELDS_SETS: dict[tuple[type, frozenset[str]], set[str]] = {}
+_PLANS: dict[tuple[type, tuple[str, ...]], _Plan] = {}
 
 
 def trusted(model: type[M], **values: Any) -> M:
     """A result model from values agenteval computed itself, already of the declared types.
 
-    The same object ``model(**values)`` makes (same fields, same ``model_fields_set``), without
-    re-validating what was just computed, and with one fields-set shared by every result of a
-    model and key set: a suite of 10,000 conversations builds 100,000 of them. (Assigning a
-    field of a result later adds a name already in the set, so the sharing is invisible.)
+    The same object ``model.model_construct(set(values), **values)`` makes (same fields in the
+    same order, same ``model_fields_set``), without re-validating what was just computed, and
+    with one fields-set shared by every result of a model and key set: a suite of 10,000
+    conversations builds 100,000 of them. (Assigning a field of a result later adds a name
+    already in the set, so the sharing is invisible.) The plan of where each field comes from
+    is worked out once per model and key set (``_Plan``); models it cannot plan for (aliases,
+    extra fields allowed, private attributes, post-init hooks) go through ``model_construct``.
     Values from outside (a judge, the data) go through the validating constructor instead.
     """
-    key = (model, frozenset(values))
-    fields_set = _FIELDS_SETS.get(key)
-    if fields_set is None:
-        fields_set = _FIELDS_SETS.setdefault(key, set(values))
-    return model.model_construct(fields_set, **values)
+    key = (model, tuple(values))
+    plan = _PLANS.get(key)
+    if plan is None:
+        plan = _PLANS.setdefault(key, _Plan(model, key[1]))
+    if not plan.as_given:
+        return plan.build(values)
+    m = _new(model)  # every field given, in order (the usual call): the dict is the instance's
+    _set_dict(m, values)
+    _set_fields_set(m, plan.fields_set)
+    _set_extra(m, None)
+    _set_private(m, None)
+    return m
+
+
+class _Plan:
+    """How ``trusted`` fills one model from one sequence of keys (as ``model_construct`` does)."""
+
+    __slots__ = ("model", "fields_set", "direct", "as_given", "fill")
+
+    def __init__(self, model: type[BaseModel], keys: tuple[str, ...]) -> None:
+        fields = model.__pydantic_fields__
+        self.model = model
+        self.fields_set = set(keys)
+        self.direct = (  # nothing model_construct does beyond filling fields and BaseModel's slots
+            model.model_config.get("extra") != "allow" and not model.__pydantic_root_model__
+            and not model.__pydantic_post_init__ and not model.__private_attributes__
+            and model.__new__ is object.__new__
+            and all(f.alias is None and f.validation_alias is None for f in fields.values())
+            and all(k in fields for k in keys)
+            and all(next(c for c in model.__mro__ if name in c.__dict__) is BaseModel
+                    for name in ("__dict__", "__pydantic_fields_set__", "__pydantic_extra__",
+                                 "__pydantic_private__"))
+        )
+        self.as_given = self.direct and keys == tuple(fields)  # every field, in field order
+        # (name, given, field) in field order; field None: required and not given (left out)
+        self.fill = tuple((name, name in self.fields_set, None if field.is_required() else field)
+                          for name, field in fields.items())
+
+    def build(self, values: dict[str, Any]) -> Any:
+        """The instance for any other keys (``trusted`` adopts an ``as_given`` dict itself)."""
+        model = self.model
+        if not self.direct:
+            return model.model_construct(self.fields_set, **values)
+        fields_values: dict[str, Any] = {}
+        for name, given, field in self.fill:
+            if given:
+                fields_values[name] = values[name]
+            elif field is not None:
+                fields_values[name] = field.get_default(call_default_factory=True,
+                                                        validated_data=fields_values)
+        m = _new(model)
+        _set_dict(m, fields_values)
+        _set_fields_set(m, self.fields_set)
+        _set_extra(m, None)
+        _set_private(m, None)
+        return m
+
+
+_new = object.__new__
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 UtilizationEvidence = Literal["found", "absent", "ambiguous", "no_results", "judge"]
 

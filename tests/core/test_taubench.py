@@ -12,6 +12,7 @@ import json
 import random
 import subprocess
 import sys
+from fractions import Fraction
 from math import comb
 from pathlib import Path
 
@@ -78,8 +79,9 @@ def build_results(tmp_path: Path, *, tasks: int = 6, seed: int = 0, name: str = 
             if rng.random() < 0.15:
                 reward = 1.0 - 1e-9  # tau-bench's float rewards: a success within 1e-6
             records.append({"task_id": task, "reward": reward,
-                            "info": {"task": {"user_id": f"user_{task}", "actions": []},
-                                     "source": "user"},
+                            # no ``actions``: one interaction per user message (with actions
+                            # the episode is one interaction, see test_expected_actions_*)
+                            "info": {"task": {"user_id": f"user_{task}"}, "source": "user"},
                             "traj": _trajectory(rng, task, trial, unfinished=(task + trial) % 3 == 0),
                             "trial": trial})
     if crash:  # tau-bench's record of a trial that raised: empty trajectory, reward 0
@@ -221,3 +223,174 @@ def test_demo_file_is_current_and_matches_tau_bench():
     for k in (1, 4):
         assert Agentic.run(str(demo), k=k).summary().rows[0].unbiased_pass_pow_k == \
             pytest.approx(reference[k], abs=1e-12)
+
+
+# --- expected actions -> expected tools ------------------------------------------------------
+# Two trials of one airline task written as tau-bench's tool-calling agent logs them: assistant
+# messages are litellm ``message.model_dump()`` (``function_call``, one tool call per message),
+# ``info`` is ``EnvInfo.model_dump()`` with the task's ``actions`` (a ``respond`` among them)
+# and ``reward_info`` (whose ``actions`` omit respond, as ``Env.calculate_reward`` does).
+
+_FLIGHTS = [{"flight_number": "HAT028", "date": "2024-05-21"}]
+_ACTIONS = [
+    {"name": "get_user_details", "kwargs": {"user_id": "omar_davis_3817"}},
+    {"name": "get_reservation_details", "kwargs": {"reservation_id": "JG7FMM"}},
+    {"name": "update_reservation_flights", "kwargs": {
+        "reservation_id": "JG7FMM", "cabin": "economy", "flights": _FLIGHTS,
+        "payment_id": "credit_card_2929732"}},
+    {"name": "respond", "kwargs": {"content": "Your reservation JG7FMM is now in economy."}},
+]
+
+
+def _msg(content, call=None):
+    """An assistant message as litellm dumps it (one tool call at most, as tau-bench keeps)."""
+    return {"content": content, "role": "assistant",
+            "tool_calls": None if call is None else [
+                {"function": {"arguments": json.dumps(call[2]), "name": call[1]},
+                 "id": call[0], "type": "function"}],
+            "function_call": None}
+
+
+def _tool(call_id, name, result):
+    return {"role": "tool", "tool_call_id": call_id, "name": name, "content": json.dumps(result)}
+
+
+def _real_format_records() -> list[dict]:
+    user = "omar_davis_3817"
+    good = [  # all three reference calls, plus an extra lookup; the answer cites JFK / SEA
+        {"role": "system", "content": "# Airline Agent Policy"},
+        {"role": "user", "content": "Hi. I need to downgrade my flight to economy."},
+        _msg("Sure. What is your user id?"),
+        {"role": "user", "content": f"It is {user}."},
+        _msg(None, ("c1", "get_user_details", {"user_id": user})),
+        _tool("c1", "get_user_details", {"user_id": user, "reservations": ["JG7FMM", "2FBBAH"]}),
+        _msg(None, ("c2", "get_reservation_details", {"reservation_id": "JG7FMM"})),
+        _tool("c2", "get_reservation_details",
+              {"reservation_id": "JG7FMM", "origin": "JFK", "destination": "SEA"}),
+        _msg(None, ("c3", "get_reservation_details", {"reservation_id": "2FBBAH"})),
+        _tool("c3", "get_reservation_details",
+              {"reservation_id": "2FBBAH", "origin": "LAX", "destination": "ORD"}),
+        _msg("Your JFK to SEA flight can move to economy, refunded to your card. Confirm?"),
+        {"role": "user", "content": "Yes."},
+        _msg(None, ("c4", "update_reservation_flights", dict(_ACTIONS[2]["kwargs"]))),
+        _tool("c4", "update_reservation_flights", {"reservation_id": "JG7FMM", "cabin": "economy"}),
+        _msg("Done."),
+        {"role": "user", "content": "###STOP###"},
+    ]
+    wrong = dict(_ACTIONS[2]["kwargs"], payment_id="gift_card_3481935")
+    bad = [  # lookups out of the reference's order, the wrong payment method, no result cited
+        {"role": "system", "content": "# Airline Agent Policy"},
+        {"role": "user", "content": f"I am {user}; downgrade reservation JG7FMM to economy."},
+        _msg(None, ("d1", "get_reservation_details", {"reservation_id": "JG7FMM"})),
+        _tool("d1", "get_reservation_details",
+              {"reservation_id": "JG7FMM", "origin": "BOS", "destination": "MIA"}),
+        _msg(None, ("d2", "get_user_details", {"user_id": user})),
+        _tool("d2", "get_user_details", {"user_id": user, "reservations": ["JG7FMM"]}),
+        _msg("Please confirm."),
+        {"role": "user", "content": "Yes."},
+        _msg(None, ("d3", "update_reservation_flights", wrong)),
+        _tool("d3", "update_reservation_flights", {"reservation_id": "JG7FMM"}),
+        _msg("Done."),
+        {"role": "user", "content": "###STOP###"},
+    ]
+
+    def info(reward):
+        return {"task": {"user_id": user, "actions": _ACTIONS,
+                         "instruction": "You are omar_davis_3817 ...", "outputs": []},
+                "source": "user", "user_cost": 0.0021,
+                "reward_info": {"reward": reward, "info": {"r_actions": reward,
+                                                           "gt_data_hash": "ab" * 32},
+                                "actions": _ACTIONS[:3]}}
+
+    return [{"task_id": 7, "reward": 1.0, "info": info(1.0), "traj": good, "trial": 0},
+            {"task_id": 7, "reward": 0.0, "info": info(0.0), "traj": bad, "trial": 1}]
+
+
+# By hand, from the definitions in metrics/tools.py (weights 1/4 each, sequence not scored):
+# good: 4 used, 3 expected, 3 matched -> selection 3/4; every matched argument equal ->
+#       parameters 1; sequence 1; "JFK"/"SEA" from a result are in the answer -> utilization 1.
+# bad:  3 used, 3 matched -> selection 1; parameters (1 + 1 + 3/4) / 3 = 11/12 (payment_id
+#       wrong); order differs but does not count -> 1; nothing cited -> utilization 0.
+_HAND = {0: (Fraction(3, 4), Fraction(1), Fraction(1), Fraction(1)),
+         1: (Fraction(1), Fraction(11, 12), Fraction(1), Fraction(0))}
+
+
+def test_expected_actions_become_expected_tools_every_call_kept(tmp_path):
+    records = _real_format_records()
+    path = tmp_path / "gpt-4o-airline.json"
+    path.write_text(json.dumps(records, indent=2), encoding="utf-8")
+    datasets = load_datasets(path)
+    for ds, rec in zip(datasets, records):
+        assert len(ds.conversation) == 1  # the actions are the reference for the whole episode
+        batch = ds.conversation[0]
+        truth = batch.ground_truth_agentic
+        assert truth.tool_sequence_matters is False
+        assert [(t.tool_name, t.parameters, t.step) for t in truth.expected_tools] == \
+            [(a["name"], a["kwargs"], i) for i, a in enumerate(_ACTIONS[:3], start=1)]  # no respond
+        made = [c for m in rec["traj"] for c in m.get("tool_calls") or []]
+        assert [(t.tool_name, t.parameters) for t in batch.agentic.tools_used] == \
+            [(c["function"]["name"], json.loads(c["function"]["arguments"])) for c in made]
+        assert [t.step for t in batch.agentic.tools_used] == list(range(1, len(made) + 1))
+        assert not any(t.after_answer for t in batch.agentic.tools_used)  # "Done." came last
+        users = [m["content"] for m in rec["traj"] if m["role"] == "user"]
+        assert batch.query == "\n\n".join(users)
+        assert batch.assistant.endswith("Done.")
+        assert ds.metadata["info"]["task"]["actions"][3]["name"] == "respond"  # kept as logged
+    results = Agentic.run(datasets, k=1)
+    for result, ds in zip(results, datasets):
+        (score,) = result.tool_correctness_scores
+        hand = _HAND[ds.attempt]
+        got = (score.tool_selection_correct, score.parameter_accuracy, score.sequence_correct,
+               score.result_utilization)
+        assert got == pytest.approx([float(x) for x in hand], abs=1e-12)
+        assert score.overall_correctness == pytest.approx(float(sum(hand) / 4), abs=1e-12)
+        assert result.is_fully_correct is (ds.outcome == 1.0)  # tau-bench's reward decides
+
+
+def test_expected_actions_cli_prints_the_tool_score_per_conversation(tmp_path, capsys):
+    path = tmp_path / "gpt-4o-airline.json"
+    path.write_text(json.dumps(_real_format_records()), encoding="utf-8")
+    assert main(["run", str(path), "--k", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line.split() for line in lines if line.split()[:1] == ["session"])
+    assert header[-2:] == ["tools", "errors"]
+    rows = {line.split()[0]: line.split() for line in lines if line.startswith("gpt-4o-airline/")}
+    for trial, hand in _HAND.items():
+        assert rows[f"gpt-4o-airline/task-7-trial-{trial}"][-2] == f"{float(sum(hand) / 4):.3f}"
+    assert rows["gpt-4o-airline/task-7-trial-0"][-2] == "0.938"  # (3/4+1+1+1)/4
+    assert rows["gpt-4o-airline/task-7-trial-1"][-2] == "0.729"  # (1+11/12+1+0)/4 = 35/48
+
+
+@pytest.mark.parametrize("actions, field, message", [
+    ({"name": "x"}, "info.task.actions", "list of actions"),
+    (["cancel"], "info.task.actions[0]", "action object"),
+    ([{"kwargs": {}}], "info.task.actions[0].name", "non-empty string"),
+    ([{"name": "cancel", "kwargs": [1]}], "info.task.actions[0].kwargs", "expected an object"),
+])
+def test_bad_actions_name_file_line_and_field(tmp_path, actions, field, message):
+    record = {"task_id": 0, "trial": 0, "reward": 1.0,
+              "info": {"task": {"user_id": "u", "actions": actions}},
+              "traj": [{"role": "user", "content": "hi"}]}
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps([record], indent=2), encoding="utf-8")
+    with pytest.raises(DataError, match=message) as err:
+        load_datasets(path, input_format="taubench")
+    assert err.value.source == str(path) and err.value.field == field and err.value.line == 2
+
+
+def test_demo_expected_tools_and_scores():
+    """The bundled demo: its actions scored by hand (success 15/16, wrong reservation 41/48)."""
+    root = Path(__file__).resolve().parents[2]
+    demo = root / "data" / "taubench_demo.json"
+    records = json.loads(demo.read_text())
+    results = Agentic.run(str(demo), k=4)
+    for rec, result in zip(records, results):
+        (score,) = result.tool_correctness_scores
+        if "task" not in rec["info"]:  # the crashed trial logged no task: nothing expected
+            assert score is None
+            continue
+        # 4 calls for 3 tool actions (respond left out): selection 3/4; the failed trials
+        # cancel the wrong reservation: parameters 2/3; sequence 1; the answer says "active"
+        success = rec["reward"] == 1.0
+        hand = (Fraction(3, 4) + (1 if success else Fraction(2, 3)) + 1 + 1) / 4
+        assert score.overall_correctness == pytest.approx(float(hand), abs=1e-12)
