@@ -303,8 +303,9 @@ def _parse(m: re.Match[str]) -> WrittenNumber | None:
     return _read(m.groups(""))
 
 
-def to_float(value: Fraction) -> float:
-    """``float(value)``, but ``inf``/``-inf`` where a float cannot hold it (instead of raising)."""
+def to_float(value: Fraction | int | float) -> float:
+    """``float(value)``, but ``inf``/``-inf`` where a float cannot hold it (instead of raising):
+    an exact value, or a JSON integer too large for a float."""
     try:
         return float(value)
     except OverflowError:

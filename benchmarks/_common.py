@@ -74,9 +74,11 @@ def machine() -> dict:
 
 def baseline_tree(rev: str) -> Path:
     """agenteval as of git revision ``rev``, extracted once under .cache (for before/after)."""
-    target = ROOT / ".cache" / f"baseline-{rev}"
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", f"{rev}^{{commit}}"],
+                            capture_output=True, text=True, check=True).stdout.strip()
+    target = ROOT / ".cache" / f"baseline-{commit}"  # by commit: HEAD~1 moves, a hash does not
     if not (target / "agenteval" / "__init__.py").exists():
-        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", rev,
+        archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", commit,
                                   "agenteval"], capture_output=True, check=True).stdout
         target.mkdir(parents=True, exist_ok=True)
         with tarfile.open(fileobj=io.BytesIO(archive)) as tar:

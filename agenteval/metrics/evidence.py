@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval._numbers import _NUMBER_RE, _parse, fold_text, text_readings
+from agenteval._numbers import _NUMBER_RE, _parse, fold_text, text_readings, to_float
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -80,14 +80,6 @@ def _text_in(phrase: str, text: str) -> bool:
 
 def _is_number(x: Any) -> bool:
     return isinstance(x, (int, float)) and not isinstance(x, bool)
-
-
-def _as_float(x: float) -> float:
-    """float(x), with ints too large for a float (JSON allows them) as +-inf, not an error."""
-    try:
-        return float(x)
-    except OverflowError:
-        return math.inf if x > 0 else -math.inf
 
 
 def _show(x: Any, limit: int) -> str:
@@ -202,7 +194,7 @@ class _Echo:
 
     def _echo_numbers(self) -> tuple[float, ...]:
         strings = [str(x) for x in self._leaves if isinstance(x, str)]
-        plain = [f for f in (_as_float(x) for x in self._leaves if _is_number(x)) if math.isfinite(f)]
+        plain = [f for f in (to_float(x) for x in self._leaves if _is_number(x)) if math.isfinite(f)]
         return (*self._query.numbers(), *(v for t in strings for v, _ in text_readings(t)), *plain)
 
 
@@ -313,7 +305,7 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
             else:
                 values, is_strong = [whole], not (whole.is_integer() and abs(whole) < 10)
         else:
-            x = _as_float(leaf)
+            x = to_float(leaf)
             values, is_strong = [x], not (x.is_integer() and abs(x) < 10)
         for x in values:
             if not math.isfinite(x):
