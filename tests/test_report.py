@@ -12,11 +12,9 @@ from pathlib import Path
 import pytest
 
 from agenteval.cli import main
+from tests.browser import chromium_missing, offline_page
 from tests.conftest import DEMO, REPO
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 HOSTILE = '<img src="https://evil.example/x.png" onerror="alert(1)"><script>alert(2)</script>'
 
 
@@ -84,79 +82,51 @@ def test_report_holds_every_conversation_escaped_and_offline(run_dir: Path) -> N
         assert base64.b64encode(png.read_bytes()).decode() in page
 
 
-def _chromium_ready() -> str | None:
-    if not CHROMIUM.exists():
-        return "Debian's chromium is not installed (.ci/run installs it)"
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return "playwright is not installed (pip install -e '.[dev]')"
-    return None
-
-
-@pytest.mark.skipif(_chromium_ready() is not None, reason=str(_chromium_ready()))
+@pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 def test_report_renders_and_drills_down_in_chromium(run_dir: Path, tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     results = json.loads((run_dir / "results.json").read_text())
     convs = results["conversations"]
     not_clean = sum(c["is_fully_correct"] is not True or c["judge_errors"] > 0 for c in convs)
     requests: list[str] = []
-    blocked: list[str] = []
 
-    def route(r) -> None:  # only the page itself (file://) and inline data may load
-        url = r.request.url
-        if url.startswith(("file://", "data:")):
-            r.continue_()
-        else:
-            blocked.append(url)
-            r.abort()
+    with offline_page(height=1300) as (page, blocked):
+        page.on("request", lambda req: requests.append(req.url))
+        dialogs: list[str] = []
+        page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+        page.goto((run_dir / "report.html").as_uri())
+        page.wait_for_load_state("load")
 
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 1300})
-            context.route("**/*", route)
-            page = context.new_page()
-            page.on("request", lambda req: requests.append(req.url))
-            dialogs: list[str] = []
-            page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
-            page.goto((run_dir / "report.html").as_uri())
-            page.wait_for_load_state("load")
+        assert "agenteval report" in page.title()
+        suite = page.locator("#summary table.grid").first
+        assert suite.is_visible() and "all" in suite.locator("thead th").nth(1).inner_text()
+        assert "fully_correct" in suite.inner_text() and "what it is" in suite.inner_text()
+        assert page.locator("#shown").inner_text() == f"{len(convs)} of {len(convs)} shown"
+        figure = page.locator("#figures img").first
+        assert figure.evaluate("img => img.complete && img.naturalWidth") == 24
 
-            assert "agenteval report" in page.title()
-            suite = page.locator("#summary table.grid").first
-            assert suite.is_visible() and "all" in suite.locator("thead th").nth(1).inner_text()
-            assert "fully_correct" in suite.inner_text() and "what it is" in suite.inner_text()
-            assert page.locator("#shown").inner_text() == f"{len(convs)} of {len(convs)} shown"
-            figure = page.locator("#figures img").first
-            assert figure.evaluate("img => img.complete && img.naturalWidth") == 24
+        first = page.locator("details.conv").first
+        query = first.locator("td.text", has_text="What is 15% of 240?")
+        assert first.get_attribute("open") is None and not query.is_visible()
+        first.locator("summary").first.click()
+        assert first.get_attribute("open") is not None and query.is_visible()
+        assert first.locator("text=judge's reason").first.is_visible()
+        assert first.locator("table.diff").first.is_visible()
 
-            first = page.locator("details.conv").first
-            query = first.locator("td.text", has_text="What is 15% of 240?")
-            assert first.get_attribute("open") is None and not query.is_visible()
-            first.locator("summary").first.click()
-            assert first.get_attribute("open") is not None and query.is_visible()
-            assert first.locator("text=judge's reason").first.is_visible()
-            assert first.locator("table.diff").first.is_visible()
+        page.fill("#filter", "no-ref-1")
+        assert page.locator("#shown").inner_text() == f"1 of {len(convs)} shown"
+        page.fill("#filter", "")
+        page.check("#only-failed")
+        assert page.locator("#shown").inner_text() == f"{not_clean} of {len(convs)} shown"
+        page.uncheck("#only-failed")
+        hostile = page.locator("details.conv", has_text="hostile-1")
+        hostile.locator("summary").first.click()
+        assert HOSTILE in hostile.inner_text() and not dialogs   # shown as text, never run
 
-            page.fill("#filter", "no-ref-1")
-            assert page.locator("#shown").inner_text() == f"1 of {len(convs)} shown"
-            page.fill("#filter", "")
-            page.check("#only-failed")
-            assert page.locator("#shown").inner_text() == f"{not_clean} of {len(convs)} shown"
-            page.uncheck("#only-failed")
-            hostile = page.locator("details.conv", has_text="hostile-1")
-            hostile.locator("summary").first.click()
-            assert HOSTILE in hostile.inner_text() and not dialogs   # shown as text, never run
-
-            page.locator("#collapse").click()
-            first.locator("summary").first.click()
-            shot = tmp_path / "report.png"
-            page.screenshot(path=str(shot))
-            assert shot.stat().st_size > 10_000
-        finally:
-            browser.close()
+        page.locator("#collapse").click()
+        first.locator("summary").first.click()
+        shot = tmp_path / "report.png"
+        page.screenshot(path=str(shot))
+        assert shot.stat().st_size > 10_000
     assert not blocked, blocked
     assert requests and all(u.startswith(("file://", "data:")) for u in requests), requests
 

@@ -22,7 +22,7 @@ from agenteval.cli import main
 from agenteval.errors import ConfigError
 from agenteval.report import DEFAULT_MAX_CONVERSATIONS, render_report
 from tests.conftest import REPO
-from tests.test_report import CHROMIUM, CHROMIUM_ARGS, _chromium_ready
+from tests.browser import chromium_missing, offline_page
 
 
 def _conversations(n: int, seed: int) -> list[dict]:
@@ -141,49 +141,32 @@ def _shown_any(page: str) -> list[str]:
     return re.findall(r'<details class="conv" data-bad="\d"><summary>.*?<b>([^<]+)</b>', page)
 
 
-@pytest.mark.skipif(_chromium_ready() is not None, reason=str(_chromium_ready()))
+@pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
 def test_capped_report_in_chromium(tmp_path: Path) -> None:
-    from playwright.sync_api import sync_playwright
-
     out = _synth_run(tmp_path, 300, 25)
     results = json.loads((out / "results.json").read_text())
     n = len(results["conversations"])
     failed = {c["session_id"] for c in results["conversations"]
               if c["is_fully_correct"] is not True or c["judge_errors"] > 0}
-    blocked: list[str] = []
 
-    def route(r) -> None:
-        if r.request.url.startswith(("file://", "data:")):
-            r.continue_()
-        else:
-            blocked.append(r.request.url)
-            r.abort()
-
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            context = browser.new_context(viewport={"width": 1280, "height": 1000})
-            context.route("**/*", route)
-            page = context.new_page()
-            page.goto((out / "report.html").as_uri())
-            page.wait_for_load_state("load")
-            note = page.locator("#drill-down-note")
-            assert note.is_visible()
-            assert f"Drill-down for 25 of {n} conversations" in note.inner_text()
-            assert page.locator("#summary table.grid").first.is_visible()
-            assert page.locator("#shown").inner_text() == "25 of 25 shown"
-            # the links in the note open the files with every conversation
-            for href in note.locator("a").evaluate_all("as => as.map(a => a.href)"):
-                assert href.startswith("file://") and Path(href[len("file://"):]).is_file()
-            shown = page.locator("details.conv summary b").all_inner_texts()
-            assert len(shown) == 25 and set(shown) <= failed  # 25 of the many failures
-            first = page.locator("details.conv").first
-            first.locator("summary").first.click()
-            assert first.locator("table.kv").first.is_visible()
-            note.scroll_into_view_if_needed()
-            shot = tmp_path / "capped.png"
-            page.screenshot(path=str(shot), full_page=False)
-            assert shot.stat().st_size > 10_000
-        finally:
-            browser.close()
+    with offline_page() as (page, blocked):
+        page.goto((out / "report.html").as_uri())
+        page.wait_for_load_state("load")
+        note = page.locator("#drill-down-note")
+        assert note.is_visible()
+        assert f"Drill-down for 25 of {n} conversations" in note.inner_text()
+        assert page.locator("#summary table.grid").first.is_visible()
+        assert page.locator("#shown").inner_text() == "25 of 25 shown"
+        # the links in the note open the files with every conversation
+        for href in note.locator("a").evaluate_all("as => as.map(a => a.href)"):
+            assert href.startswith("file://") and Path(href[len("file://"):]).is_file()
+        shown = page.locator("details.conv summary b").all_inner_texts()
+        assert len(shown) == 25 and set(shown) <= failed  # 25 of the many failures
+        first = page.locator("details.conv").first
+        first.locator("summary").first.click()
+        assert first.locator("table.kv").first.is_visible()
+        note.scroll_into_view_if_needed()
+        shot = tmp_path / "capped.png"
+        page.screenshot(path=str(shot), full_page=False)
+        assert shot.stat().st_size > 10_000
     assert not blocked, blocked
