@@ -218,7 +218,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
 
 
 def _report_cap(args: argparse.Namespace) -> int:
-    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
 
     value = getattr(args, "report_max_conversations", None)
     if value is not None and value < 0:
@@ -353,7 +353,7 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
                       data_described: bool = True) -> None:
     """The command line and data files go into the results' manifest (the magic passes its own
     command line, and data files only when SOURCE was a file)."""
-    from agenteval.results_io import describe_source
+    from agenteval.results.io import describe_source
 
     results.provenance.update({
         "command": command or shlex.join(["agenteval", *getattr(args, "argv", [])]),
@@ -374,7 +374,7 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
 def write_run_report(results: Any, out: Path, datasets: list[Any], *,
                      max_conversations: int | None = None) -> None:
     """report.html, after the other outputs so it can embed the figures written next to it."""
-    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, write_report
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, write_report
 
     write_report(results, out / "report.html", datasets=datasets, figures_dir=out,
                  max_conversations=(DEFAULT_MAX_CONVERSATIONS if max_conversations is None
@@ -387,7 +387,7 @@ def judged_policy(results: Any, *, min_judged: float) -> int:
     A rate computed from the few interactions a failing judge did score is not the suite's rate,
     so a heavily failed run must not look like a success to a script or CI job.
     """
-    from agenteval.failures import group_failures, judged_share
+    from agenteval.results.failures import group_failures, judged_share
 
     judged, total = judged_share(results)
     groups = group_failures(results)
@@ -416,7 +416,7 @@ def format_table(results: Any) -> str:
     """Per-conversation table, then the suite summary."""
     import pandas as pd
 
-    from agenteval.results import format_interval
+    from agenteval.results.agentic import format_interval
 
     k = results.k
     df = results.to_dataframe()
@@ -512,7 +512,8 @@ def write_posterior(results: Any, out: Path) -> list[Path]:
     """posterior.nc and the posterior figures; returns the files written."""
     import matplotlib.pyplot as plt
 
-    from agenteval import _arviz, plots
+    from agenteval import plots
+    from agenteval._util import arviz as _arviz
 
     idata = results.to_inference_data()
     written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]

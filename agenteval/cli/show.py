@@ -30,13 +30,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def show_command(args: argparse.Namespace) -> int:
-    from agenteval.results_io import load_results
+    from agenteval.results.io import load_results
 
     results = load_results(args.path)
     manifest = results.provenance
     if args.report is not None:
         from agenteval.cli.run import _report_cap
-        from agenteval.report import datasets_from_manifest, write_report
+        from agenteval.present.report import datasets_from_manifest, write_report
 
         cap = _report_cap(args)
         folder = args.path if args.path.is_dir() else args.path.parent
@@ -46,7 +46,7 @@ def show_command(args: argparse.Namespace) -> int:
         note = "" if datasets is not None else " (data file missing or changed: verdicts only)"
         print(f"wrote {args.report}{note}", file=sys.stderr)
     if args.format == "json":
-        from agenteval.results import _json_safe
+        from agenteval.results.agentic import _json_safe
 
         summary = _json_safe(results.summary().model_dump())  # not the whole to_json()
         json.dump({"manifest": manifest, "summary": summary}, sys.stdout, indent=2)

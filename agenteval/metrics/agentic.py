@@ -23,7 +23,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from agenteval._gc import collector_paused, existing_objects_frozen
+from agenteval._util.gc import collector_paused, existing_objects_frozen
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
@@ -31,8 +31,8 @@ from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
-from agenteval.results import AgenticResults, RunSettings, without_data
-from agenteval.results_io import describe_call
+from agenteval.results.agentic import AgenticResults, RunSettings, without_data
+from agenteval.results.io import describe_call
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import (
     AgenticMetric,
@@ -151,7 +151,7 @@ class Agentic:
         outcome_threshold = check_outcome_threshold(outcome_threshold)
         matching = check_argument_matching(argument_matching)
         mode = statistical_mode if statistical_mode is not None else FrequentistMode()
-        with collector_paused():  # loading makes no cycles (agenteval._gc)
+        with collector_paused():  # loading makes no cycles (agenteval._util.gc)
             datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
                                      **retriever_kwargs)
         judge = resolve_judge(
@@ -185,7 +185,7 @@ def evaluate(
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call."""
-    with existing_objects_frozen():  # full collections skip the loaded data (agenteval._gc)
+    with existing_objects_frozen():  # full collections skip the loaded data (agenteval._util.gc)
         return _evaluate(datasets, judge, settings, strict=strict,
                          include_history=include_history, verbose=verbose, progress=progress)
 

@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from agenteval._numbers import fold_text
+from agenteval._util.numbers import fold_text
 from agenteval.errors import ConfigError
 
 __all__ = [

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval._numbers import _NUMBER_RE, _parse, fold_text, text_readings, to_float
+from agenteval._util.numbers import _NUMBER_RE, _parse, fold_text, text_readings, to_float
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -49,7 +49,7 @@ def parse_numbers(text: str) -> list[tuple[float, float]]:
 
     ``"$1,234.50"`` -> (1234.5, 0.005); ``"42%"`` -> (42, 0.5) and (0.42, 0.005);
     ``"2.5 million"`` -> (2.5, 0.05) and (2.5e6, 5e4); ``"-3"`` -> (-3, 0.5). The parser is
-    :mod:`agenteval._numbers`, shared with the offline judge.
+    :mod:`agenteval._util.numbers`, shared with the offline judge.
     """
     return list(text_readings(text))
 

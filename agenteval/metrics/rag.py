@@ -27,13 +27,13 @@ from typing import Any
 
 import numpy as np
 
-from agenteval._async import run_sync
+from agenteval._util.aio import run_sync
 from agenteval.core.rag import RagCase, RagNode, load_rag_cases
 from agenteval.errors import ConfigError, JudgeError
 from agenteval.judge.base import Judge, JudgeFailure
 from agenteval.judge.resolve import resolve_judge
 from agenteval.judge.verdicts import AttributionItem, NodeRelevanceItem, StatementsItem
-from agenteval.rag_results import (NodeJudgment, PrecisionCase, RagResults, RagSummary,
+from agenteval.results.rag import (NodeJudgment, PrecisionCase, RagResults, RagSummary,
                                    RecallCase, SearchScore, StatementJudgment)
 from agenteval.statistical import rag as rm
 from agenteval.statistical.modes import BayesianMode, FrequentistMode, StatisticalMode, _level_text

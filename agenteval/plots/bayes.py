@@ -24,7 +24,7 @@ def _idata(results: Any, idata: Any) -> Any:
 
 
 def _posterior(idata: Any) -> Any:
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     return _arviz.group(idata, "posterior")
 
@@ -162,7 +162,7 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
     Each line joins a task's raw rate (left) to its posterior mean (right); markers scale with
     the number of attempts, so small tasks visibly move further toward their agent's mean.
     """
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     data = _idata(results, idata)
     post = _posterior(data)

@@ -196,7 +196,7 @@ def _p(x: float) -> str:
 
 def text_lines(summary: Any) -> list[str]:
     """The comparison, ranking and quality sections of ``SuiteSummary.to_text()``."""
-    from agenteval.results import _prob, format_interval
+    from agenteval.results.agentic import _prob, format_interval
 
     lines: list[str] = []
     if summary.comparisons:

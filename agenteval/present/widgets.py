@@ -1,6 +1,6 @@
 """Notebook widgets: the prior-sensitivity explorer.
 
-    from agenteval.widgets import prior_explorer
+    from agenteval.present.widgets import prior_explorer
     prior_explorer(results)            # sliders for a, b and k; a menu of the summary's groups
     prior_explorer(n=10, c=8, k=3)     # any counts
 

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 
 from agenteval.judge.base import JudgeRun
-from agenteval.results import _json_safe, _num
-from agenteval.results import format_interval as _interval
+from agenteval.results.agentic import _json_safe, _num
+from agenteval.results.agentic import format_interval as _interval
 
 if TYPE_CHECKING:
     import pandas as pd

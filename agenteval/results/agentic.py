@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agenteval.comparisons import AgentComparison, QualityRow, RankRow
+from agenteval.results.comparisons import AgentComparison, QualityRow, RankRow
 from agenteval.judge.base import JudgeRun
 from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
 
@@ -214,13 +214,13 @@ class SuiteSummary(BaseModel):
         for d in self.diagnostics:
             lines.append("")
             lines.append(_diagnostics_line(d))
-        from agenteval.comparisons import text_lines
+        from agenteval.results.comparisons import text_lines
 
         lines += text_lines(self)
         return "\n".join(lines)
 
     def _repr_html_(self) -> str:
-        from agenteval.display import summary_html
+        from agenteval.present.html import summary_html
 
         return summary_html(self)
 
@@ -283,7 +283,8 @@ class AgenticResults(list[AgenticMetric]):
         the counts every estimate came from. Conjugate draws (``draws``, default the mode's
         ``mc_samples``) are seeded from the mode's ``rng_seed``; hierarchical ones follow the fit.
         """
-        from agenteval import _arviz, __version__
+        from agenteval import __version__
+        from agenteval._util import arviz as _arviz
         from agenteval.errors import ConfigError
         from agenteval.statistical import suite
 
@@ -410,14 +411,14 @@ class AgenticResults(list[AgenticMetric]):
 
     def to_netcdf(self, path: Any, **kwargs: Any) -> str:
         """Write :meth:`to_inference_data` to a NetCDF file; returns the path."""
-        from agenteval import _arviz
+        from agenteval._util import arviz as _arviz
 
         return _arviz.to_netcdf(self.to_inference_data(**kwargs), str(path))
 
     def comparison_table(self) -> Any:
         """Every pair of agents (paired on shared tasks), the ranking, with draws for figures."""
         if self._comparisons is None:
-            from agenteval.comparisons import comparison_table
+            from agenteval.results.comparisons import comparison_table
 
             self._comparisons = comparison_table(self)
         return self._comparisons
@@ -427,7 +428,7 @@ class AgenticResults(list[AgenticMetric]):
         with the posterior probability of each label in Bayesian mode."""
         import pandas as pd
 
-        from agenteval.comparisons import QualityRow, conversation_quality
+        from agenteval.results.comparisons import QualityRow, conversation_quality
 
         if level == "conversation":
             rows = conversation_quality(self, thresholds=thresholds)
@@ -472,7 +473,7 @@ class AgenticResults(list[AgenticMetric]):
 
     def to_json(self) -> dict[str, Any]:
         """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
-        from agenteval.results_io import build_manifest
+        from agenteval.results.io import build_manifest
 
         return _json_safe({
             "version": RESULTS_VERSION,
@@ -492,12 +493,12 @@ class AgenticResults(list[AgenticMetric]):
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AgenticResults:
         """Restore results from :meth:`to_json` output without re-judging (see ``load_results``)."""
-        from agenteval.results_io import results_from_json
+        from agenteval.results.io import results_from_json
 
         return results_from_json(data)
 
     def _repr_html_(self) -> str:
-        from agenteval.display import results_html
+        from agenteval.present.html import results_html
 
         return results_html(self)
 
@@ -541,7 +542,7 @@ def _summarise(results: AgenticResults) -> SuiteSummary:
              "interactions_given": sum(r.source == "given" for m in results for r in m.interactions),
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
-    from agenteval.comparisons import summary_fields
+    from agenteval.results.comparisons import summary_fields
 
     extra = summary_fields(results)
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
@@ -664,7 +665,7 @@ def not_identified_note(k: int) -> str:
 
 
 def _agent_quality(results: AgenticResults, thresholds: Any) -> list[QualityRow]:
-    from agenteval.comparisons import agent_quality
+    from agenteval.results.comparisons import agent_quality
 
     return agent_quality(results, thresholds=thresholds)
 

@@ -37,7 +37,7 @@ from urllib.parse import urlsplit, urlunsplit
 from agenteval.errors import DataError
 
 if TYPE_CHECKING:
-    from agenteval.results import AgenticResults
+    from agenteval.results.agentic import AgenticResults
     from agenteval.statistical.modes import StatisticalMode
 
 __all__ = ["RESULTS_FILE", "MANIFEST_VERSION", "load_results", "results_from_json", "build_manifest",
@@ -285,7 +285,7 @@ def results_from_json(data: Any, *, source: str | None = None,
     from pydantic import ValidationError
 
     from agenteval.judge.base import JudgeRun
-    from agenteval.results import AgenticResults, RunSettings, SuiteSummary
+    from agenteval.results.agentic import AgenticResults, RunSettings, SuiteSummary
     from agenteval.schemas.results import AgenticMetric
 
     if not isinstance(data, dict) or "conversations" not in data:
