@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from agenteval._util.lazy import lazy_exports
 
-__version__ = "0.1.0"
+from agenteval._util.version import __version__
 
 _EXPORTS = {
     "Agentic": "agenteval.metrics.agentic",

@@ -197,7 +197,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
             check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
-    report_cap = _report_cap(args)
+    cap = report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
     loaded = load_for_run(args) if source is None else load_datasets(source)
@@ -213,11 +213,11 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         results.summary()
         if args.out is not None:
             write_outputs(results, args.out)
-            write_run_report(results, args.out, datasets, max_conversations=report_cap)
+            write_run_report(results, args.out, datasets, max_conversations=cap)
     return results, caught
 
 
-def _report_cap(args: argparse.Namespace) -> int:
+def report_cap(args: argparse.Namespace) -> int:
     from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
 
     value = getattr(args, "report_max_conversations", None)
@@ -228,7 +228,7 @@ def _report_cap(args: argparse.Namespace) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     results, caught = evaluate_args(args)
-    _print_warnings(caught)
+    print_warnings(caught)
     wrote = (None if args.out is None else
              f"wrote results to {args.out}/ (open {args.out / 'report.html'} in a browser; "
              f"`agenteval show {args.out}` prints this summary again)")
@@ -272,7 +272,7 @@ def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
     return rules
 
 
-def _print_warnings(caught: list[Any]) -> None:
+def print_warnings(caught: list[Any]) -> None:
     """agenteval's own warnings (not identified, failed diagnostics) as one line each on stderr."""
     seen = set()
     for w in caught:
@@ -416,7 +416,7 @@ def format_table(results: Any) -> str:
     """Per-conversation table, then the suite summary."""
     import pandas as pd
 
-    from agenteval.results.agentic import format_interval
+    from agenteval.present.text import format_interval
 
     k = results.k
     df = results.to_dataframe()

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -31,8 +31,6 @@ from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
-from agenteval.results.agentic import AgenticResults, RunSettings, without_data
-from agenteval.results.io import describe_call
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import (
     AgenticMetric,
@@ -40,6 +38,7 @@ from agenteval.schemas.results import (
     ToolCorrectnessScore,
     trusted,
 )
+from agenteval.schemas.run import RunSettings
 from agenteval.statistical.estimators import (
     pass_at_k,
     pass_at_k_unbiased,
@@ -47,6 +46,10 @@ from agenteval.statistical.estimators import (
     pass_pow_k_unbiased,
 )
 from agenteval.statistical.modes import FrequentistMode, StatisticalMode
+
+if TYPE_CHECKING:
+    from agenteval.results.agentic import AgenticResults
+
 
 UNRESOLVED_UTILIZATION = (
     "tool results not found in the answer and no final_answer_uses_tools flag: an LLM judge "
@@ -167,6 +170,8 @@ class Agentic:
         results = evaluate(datasets, judge, settings, strict=strict,
                            include_history=include_history, verbose=verbose,
                            progress=progress)
+        from agenteval.results.manifest import describe_call  # the results' manifest
+
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
@@ -200,6 +205,8 @@ def _evaluate(
     verbose: bool,
     progress: bool | None = None,
 ) -> AgenticResults:
+    from agenteval.results.agentic import AgenticResults, without_data  # what run() returns
+
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
              for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]

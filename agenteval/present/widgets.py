@@ -108,9 +108,9 @@ def prior_explorer(results: Any = None, *, n: int | None = None, c: int | None =
     else:
         if n is None or c is None:
             raise ConfigError("prior_explorer needs results, or both n and c")
-        from agenteval.statistical.estimators import _check_counts
+        from agenteval.statistical.estimators import pass_at_k
 
-        _check_counts(n, c)
+        pass_at_k(n, c, 1)  # validates the counts (integers, 0 <= c <= n) with its messages
         groups = {f"{c} of {n}": (int(n), int(c))}
     return PriorExplorer(groups, a=a, b=b, k=3 if k is None else k, k_max=k_max,
                          ci_level=ci_level)

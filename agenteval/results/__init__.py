@@ -2,7 +2,7 @@
 
 agentic (``AgenticResults``, ``SuiteSummary``, ``SuiteRow``, ``RunSettings``), comparisons (the
 comparison, ranking and quality rows), rag (``RagResults``), failures (judge failures grouped by
-kind), io (the manifest, ``load_results``). ``agenteval.results`` was one module before; its public
+kind), manifest (what produced a run), io (``load_results``). ``agenteval.results`` was one module before; its public
 names are still importable from here (imported lazily, so ``agenteval.results.io`` stays light).
 """
 
@@ -14,9 +14,8 @@ _EXPORTS = {
     "AgenticResults": "agenteval.results.agentic",
     "SuiteSummary": "agenteval.results.agentic",
     "SuiteRow": "agenteval.results.agentic",
-    "RunSettings": "agenteval.results.agentic",
+    "RunSettings": "agenteval.schemas.run",
     "NotIdentifiedWarning": "agenteval.results.agentic",
-    "format_interval": "agenteval.results.agentic",
     "not_identified_note": "agenteval.results.agentic",
     "without_data": "agenteval.results.agentic",
     "AgentComparison": "agenteval.results.comparisons",

@@ -1,0 +1,241 @@
+"""The manifest of a run, written into ``results.json``: what produced the numbers.
+
+A figure in a paper must be re-derivable, so every ``results.json`` carries the agenteval and key
+library versions, the data file's hash, the judge (model, endpoint without secrets, prompt
+version, mode), the statistical mode with its settings and seed, and the command or call that
+produced it.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import datetime as _dt
+import hashlib
+import importlib
+import inspect
+import json
+import platform
+from importlib import metadata
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
+
+from agenteval.errors import DataError
+
+if TYPE_CHECKING:
+    from agenteval.results.agentic import AgenticResults
+    from agenteval.statistical.modes import StatisticalMode
+
+__all__ = ["LIBRARIES", "MANIFEST_VERSION", "build_manifest", "describe_call", "describe_source",
+           "judge_spec", "library_versions", "mode_from_spec", "mode_spec"]
+
+
+MANIFEST_VERSION = "1"
+
+
+LIBRARIES = ("numpy", "scipy", "pandas", "pydantic", "openai", "instructor", "pymc", "pytensor",
+             "arviz", "matplotlib", "inspect_ai")
+"""Libraries whose versions can change a number; recorded when installed (never imported)."""
+
+
+def build_manifest(results: AgenticResults) -> dict[str, Any]:
+    """What produced ``results``: versions, data, judge, statistical mode, settings, command.
+
+    Keys recorded by the caller in ``results.provenance`` (the CLI's command and data file, the
+    Python call, or a reloaded run's original manifest) take precedence over fresh ones.
+    """
+    from agenteval._util.version import __version__
+
+    run = results.judge_run
+    settings = results.settings
+    fresh: dict[str, Any] = {
+        "manifest_version": MANIFEST_VERSION,
+        "agenteval": __version__,
+        "created": _now(),
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "libraries": library_versions(),
+        "command": None,
+        "call": None,
+        "data": None,
+        "judge": judge_spec(run),
+        "judge_run": dataclasses.asdict(run),
+        "statistical_mode": mode_spec(settings.mode),
+        "settings": {"k": settings.k, "threshold": settings.threshold,
+                     "tool_threshold": settings.tool_threshold,
+                     "tool_weights": dict(settings.tool_weights), "method": results.method,
+                     "outcome_threshold": settings.outcome_threshold,
+                     "argument_matching": (dict(settings.argument_matching)
+                                           if settings.argument_matching else None)},
+    }
+    return {**fresh, **getattr(results, "provenance", {})}
+
+
+def library_versions() -> dict[str, str]:
+    """Installed versions of :data:`LIBRARIES`, read from package metadata (no imports)."""
+    out = {}
+    for name in LIBRARIES:
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return out
+
+
+def describe_source(path: str | Path) -> dict[str, Any]:
+    """Path, size and SHA-256 of a data file (streamed, so a large file costs no memory).
+
+    A folder (a directory of logs) hashes its files' relative names and contents in name order.
+    """
+    path = Path(path)
+    digest = hashlib.sha256()
+    files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+    for file in files:
+        if path.is_dir():
+            digest.update(file.relative_to(path).as_posix().encode() + b"\0")
+        with open(file, "rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    out: dict[str, Any] = {"path": str(path), "resolved": str(path.resolve()),
+                           "bytes": sum(f.stat().st_size for f in files),
+                           "sha256": digest.hexdigest()}
+    if path.is_dir():
+        out["files"] = len(files)
+    return out
+
+
+def describe_call(source: Any, model: Any, k: int, **options: Any) -> dict[str, Any]:
+    """The Python call that produced a run, for the manifest (data file hashed when it is one)."""
+    def show(value: Any) -> str:
+        if isinstance(value, (str, int, float, bool, type(None), Path)):
+            return repr(str(value) if isinstance(value, Path) else value)
+        if isinstance(value, type):
+            return value.__name__
+        if isinstance(value, (list, tuple)):
+            return f"<{len(value)} {type(value).__name__} items>"
+        return repr(value) if len(repr(value)) <= 200 else f"<{type(value).__name__}>"
+
+    args = ", ".join(f"{name}={show(value)}" for name, value in options.items())
+    call = f"Agentic.run({show(source)}, model={show(model)}, k={k}{', ' + args if args else ''})"
+    data = None
+    if isinstance(source, (str, Path)) and Path(source).exists():
+        data = describe_source(source)
+    return {"call": call, "data": data, "created": _now()}
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+def judge_spec(run: Any) -> dict[str, Any]:
+    """Which judge, with the endpoint stripped of credentials and query strings."""
+    details = run.details or {}
+    spec = {"judge": run.judge}
+    for key in ("model", "endpoint", "prompt_version", "mode", "temperature"):
+        if key in details:
+            spec[key] = details[key]
+    if isinstance(spec.get("endpoint"), str):
+        spec["endpoint"] = _without_secrets(spec["endpoint"])
+    return spec
+
+
+def _without_secrets(url: str) -> str:
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port is not None:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def mode_spec(mode: StatisticalMode) -> dict[str, Any]:
+    """The mode's class and constructor arguments, checked by rebuilding it.
+
+    The arguments come from ``mode.get_params()`` where the mode has it (scikit-learn's
+    convention), else from attributes named like the constructor's parameters (directly or as a
+    field of a settings dataclass the mode holds) and from its repr when that is a constructor
+    call with literal arguments. ``rebuilds_exactly`` records whether a mode
+    rebuilt from them has the same ``repr``: when not, a reload uses the stored summary only.
+    """
+    cls = type(mode)
+    getter = getattr(mode, "get_params", None)
+    if callable(getter):
+        found = dict(getter())
+    else:
+        holders = [v for v in vars(mode).values() if dataclasses.is_dataclass(v)]
+        found = {}
+        for name, p in inspect.signature(cls.__init__).parameters.items():
+            if name == "self" or p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                continue
+            if hasattr(mode, name):
+                found[name] = getattr(mode, name)
+                continue
+            for holder in holders:
+                if hasattr(holder, name):
+                    found[name] = getattr(holder, name)
+                    break
+        for name, value in _params_from_repr(mode).items():
+            found.setdefault(name, value)
+    params = {}
+    for name, value in found.items():
+        if _is_json_scalar(value) or (isinstance(value, (list, tuple))
+                                      and all(_is_json_scalar(v) for v in value)):
+            params[name] = list(value) if isinstance(value, tuple) else value
+    spec = {"class": f"{cls.__module__}.{cls.__qualname__}", "params": params, "repr": repr(mode)}
+    try:
+        again = mode_from_spec(json.loads(json.dumps(spec)))
+        same = repr(again) == repr(mode)
+        if callable(getter):
+            same = same and _jsonable(again.get_params()) == _jsonable(getter())
+        spec["rebuilds_exactly"] = same
+    except (DataError, ValueError):
+        spec["rebuilds_exactly"] = False
+    return spec
+
+
+def _jsonable(params: dict[str, Any]) -> Any:
+    return json.loads(json.dumps(params, default=repr))
+
+
+def _params_from_repr(mode: Any) -> dict[str, Any]:
+    """Keyword arguments of a repr written as a constructor call with literal values."""
+    try:
+        call = ast.parse(repr(mode), mode="eval").body
+    except SyntaxError:
+        return {}
+    if not isinstance(call, ast.Call):
+        return {}
+    out = {}
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            continue
+        try:
+            out[keyword.arg] = ast.literal_eval(keyword.value)
+        except ValueError:
+            continue
+    return out
+
+
+def _is_json_scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float, bool, type(None)))
+
+
+def mode_from_spec(spec: dict[str, Any]) -> StatisticalMode:
+    """Rebuild the statistical mode :func:`mode_spec` described."""
+    from agenteval.statistical.modes import StatisticalMode
+
+    module_name, _, qualname = str(spec.get("class", "")).rpartition(".")
+    params = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.get("params", {}).items()}
+    if not module_name.startswith("agenteval."):
+        raise DataError(f"unknown statistical mode class {spec.get('class')!r}",
+                        field="manifest.statistical_mode")
+    try:
+        cls = getattr(importlib.import_module(module_name), qualname)
+        mode = cls(**params)
+    except (ImportError, AttributeError, TypeError, ValueError) as exc:
+        raise DataError(f"cannot rebuild statistical mode {spec.get('repr', spec.get('class'))}: "
+                        f"{exc}", field="manifest.statistical_mode") from None
+    if not isinstance(mode, StatisticalMode):
+        raise DataError(f"{spec.get('class')!r} is not a statistical mode",
+                        field="manifest.statistical_mode")
+    return mode
