@@ -140,7 +140,7 @@ def main() -> None:
 
     # run + summary() / loading
     demo = str(ROOT / "data" / "agentic_demo.jsonl")
-    for size in args.sizes:
+    for size in [s for s in args.sizes if s > 0]:   # --sizes 0: skip this figure
         path = _suite(size)
         res = {name: [] for name in trees}
         for rep in range(max(1, args.repeats // 2)):

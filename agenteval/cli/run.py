@@ -509,20 +509,23 @@ def write_outputs(results: Any, out: Path) -> None:
 
 
 def write_posterior(results: Any, out: Path) -> list[Path]:
-    """posterior.nc and the posterior figures; returns the files written."""
+    """posterior.nc and the posterior figures, from the draws the results hold (nothing is
+    sampled again); no figure when nothing was judged (it would draw the prior). Returns the
+    files written."""
     import matplotlib.pyplot as plt
 
-    from agenteval import _arviz, plots
+    from agenteval import plots
 
-    idata = results.to_inference_data()
-    written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]
-    has_tasks = any(r.tasks for r in results.summary().rows)
+    written = [Path(results.to_netcdf(out / "posterior.nc"))]
+    rows = results.summary().rows
+    if not any(r.complete for r in rows):
+        return written
     figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
                "prior_posterior": plots.plot_prior_posterior}
-    if has_tasks:
+    if any(r.tasks for r in rows):
         figures["shrinkage"] = plots.plot_shrinkage
     for stem, draw in figures.items():
-        fig = draw(results, idata=idata)
+        fig = draw(results)
         written += plots.export(fig, out / "figures" / stem, formats=("pdf", "png"), dpi=200)
         plt.close(fig)
     return written

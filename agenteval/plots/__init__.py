@@ -63,8 +63,25 @@ _EXPORTS: dict[str, str] = {
     "plot_rate_posteriors": "agenteval.plots.summary",
 }
 
-__all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "export", "figure_axes", "paper_style",
+__all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "agent_colours", "export", "figure_axes",
+           "no_data", "paper_style",
            *sorted(_EXPORTS)]
+
+
+def agent_colours(agents: Iterable[str]) -> dict[str, str]:
+    """The run's one agent-to-colour map: agents in the run's order take the palette in turn;
+    the group 'all' is black when there are several agents, else the one agent's colour. Every
+    figure and widget of a run colours agents through this, so an agent keeps its colour."""
+    names = [str(a) for a in agents]
+    out = {name: PALETTE[i % (len(PALETTE) - 1)] for i, name in enumerate(names)}
+    out.setdefault("all", out[names[0]] if len(names) == 1 else PALETTE[-1])
+    return out
+
+
+def no_data(ax: Axes, text: str) -> None:
+    """Say on the axes that there is nothing to show (instead of a prior drawn as a result)."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="0.3",
+            fontsize=8)
 
 
 def _pyplot() -> Any:
