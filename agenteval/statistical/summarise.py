@@ -123,7 +123,7 @@ def _share(counts: SuiteCounts, mask: np.ndarray, mode: Any, k: int
         rate = without_data({f: float(getattr(est, f)) for f in RATE_FIELDS}, n_complete)
         return rate, "complete cases"
     out = mode.stratified_rate(strata.conversations, strata.complete, strata.fully_correct, k)
-    rate = {f: float(out[f]) for f in RATE_FIELDS}
+    rate = without_data({f: float(out[f]) for f in RATE_FIELDS}, n_complete)
     method = (f"{STRATIFIED} ({strata.lengths.size} lengths): complete conversations of each "
               "length, weighted by all conversations of that length")
     if out.get("dropped"):

@@ -198,3 +198,12 @@ def test_share_draws_are_the_rows_draws() -> None:
     assert (row["rate_low"], row["rate_high"]) == (pytest.approx(lo, abs=1e-12),
                                                    pytest.approx(hi, abs=1e-12))
     assert quality_rows(t, [row], mode, K)[0]["pass_at_k"] == row["pass_at_k"]
+
+
+def test_nothing_complete_with_mixed_lengths_is_nan() -> None:
+    # every conversation has a judge error and lengths differ: no stratum has data
+    t = build_counts(agent=["a"] * 4, task=[None] * 4, n=[0, 1, 2, 0], c=[0, 1, 2, 0],
+                     length=[1, 2, 3, 2], judge_errors=[1, 1, 1, 2])
+    for mode in (BayesianMode(), FrequentistMode()):
+        row = summarise(t, mode, K).rows[0]
+        assert all(math.isnan(row[f]) for f in ("rate", "rate_low", "pass_at_k", "pass_pow_k"))
