@@ -179,7 +179,8 @@ class SuiteSummary(BaseModel):
                  "share fully correct = p, the chance a new conversation is fully correct "
                  f"({estimate}); "
                  f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
-                 "'pooled' = plug-in from p", head, "-" * len(head)]
+                 "'pooled' = plug-in from p; [low, high] = " + _interval_kind(self.method),
+                 head, "-" * len(head)]
         for r in self.rows:
             lines.append(
                 f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"
@@ -538,6 +539,13 @@ def _diagnostics_line(d: dict[str, Any]) -> str:
     return (f"{head}: empirical Bayes, optimiser "
             f"{'converged' if d.get('converged') else 'did NOT converge'}, "
             f"{d.get('seconds', 0):.2f} s")
+
+
+def _interval_kind(method: str) -> str:
+    """What the printed intervals are, in words (views label what they show)."""
+    if method.startswith("plug-in"):
+        return "confidence interval (see method; bootstrap percentiles at the task level)"
+    return "equal-tailed credible interval (see method)"
 
 
 def _int(x: Any) -> str:

@@ -326,3 +326,18 @@ def test_nothing_judged_draws_no_posterior(tmp_path: Path) -> None:
     assert any("nothing was judged" in t for t in texts)
     assert plots.plot_rate_posteriors(results) is None
     assert np.isnan(results.summary().rows[0].rate)
+
+
+def test_prior_explorer_labels_its_pooled_values_and_shows_the_headline(run: dict) -> None:
+    if run["mode"] != "bayesian":
+        pytest.skip("the explorer is a Bayesian what-if")
+    pytest.importorskip("ipywidgets")
+    from agenteval.widgets import prior_explorer
+
+    explorer = prior_explorer(run["results"])
+    text = explorer.numbers.value
+    row = run["summary"]["rows"][0]
+    assert f"pooled pass@3 = " in text and "pooled pass^3 = " in text
+    assert f"pass@3 {_interval(row, 'pass_at_k')}" in text      # the headline, as the summary
+    assert f"pass^3 {_interval(row, 'pass_pow_k')}" in text
+    assert ("mean over" in text) == (row["headline"] == "tasks")
