@@ -131,11 +131,12 @@ def figure_axes(ax: Axes | None = None, *, size: tuple[float, float] = COLUMN,
 
 
 def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg", "png"), *,
-           dpi: int = 300) -> list[Path]:
+           dpi: int = 300, png_compress_level: int | None = None) -> list[Path]:
     """Write ``fig`` as ``stem.<format>`` for each format; return the paths written.
 
     Vector formats keep text as text (TrueType in PDF, ``<text>`` in SVG); ``dpi`` applies to
-    raster formats. Parent directories are created.
+    raster formats; ``png_compress_level`` (0-9, default PIL's 6) trades PNG size for time.
+    Parent directories are created.
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
@@ -143,8 +144,10 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
     for fmt in formats:
         fmt = fmt.lower().lstrip(".")
         path = stem.with_name(f"{stem.name}.{fmt}")
+        extra = ({"pil_kwargs": {"compress_level": int(png_compress_level)}}
+                 if fmt == "png" and png_compress_level is not None else {})
         with _pyplot().rc_context(_RC):
-            fig.savefig(path, format=fmt, dpi=dpi)
+            fig.savefig(path, format=fmt, dpi=dpi, **extra)
         written.append(path)
     return written
 

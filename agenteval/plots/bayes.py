@@ -186,7 +186,9 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
             axis.set_ylabel("posterior density")
             axis.set_yticks([])
             axis.set_title(f"{label}: mean (dashed), {level * 100:g}% equal-tailed interval (bar)")
-            axis.legend(frameon=False, loc="upper left")
+        first = np.ravel(axes)[0]
+        if first.get_legend_handles_labels()[0]:
+            first.legend(frameon=False, loc="upper left")
     fig.agenteval_values = shown
     return fig
 
