@@ -50,6 +50,10 @@ class BatchJudge(Protocol):
     def cache_key_for(self, template: Template, messages: list[dict[str, str]]) -> str: ...
     def cached(self, key: str, model: type[BaseModel]) -> BaseModel | Failed | None: ...
     def remember(self, key: str, verdict: BaseModel, stats: JobStats) -> None: ...
+    def claim(self, key: str) -> bool: ...
+    async def wait_claimed(self, key: str) -> bool: ...
+    def release(self, key: str) -> None: ...
+    def note_cache(self) -> None: ...
     def remember_failure(self, key: str, code: str, cause: str, stats: JobStats) -> None: ...
     def run_state(self) -> RunState: ...
     async def concurrency(self) -> int: ...
@@ -123,7 +127,12 @@ async def run_jobs(judge: BatchJudge, jobs: list[Job], phase: str) -> list[BaseM
         try:
             async def worker() -> None:
                 for key, (job, messages, indices) in pending:
-                    result = await _judge_one(judge, client, state, job, messages, key)
+                    result = await _from_other_process(judge, key, job, indices, counts)
+                    if result is None:
+                        try:
+                            result = await _judge_one(judge, client, state, job, messages, key)
+                        finally:
+                            judge.release(key)
                     for i in indices:
                         out[i] = _outcome(judge, result, jobs[i], counts)
                     bar.update(len(indices),
@@ -140,7 +149,25 @@ async def run_jobs(judge: BatchJudge, jobs: list[Job], phase: str) -> list[BaseM
         finally:
             bar.close()
             await client.close()
+    judge.note_cache()
     return out  # type: ignore[return-value]
+
+
+async def _from_other_process(judge: BatchJudge, key: str, job: Job, indices: list[int],
+                              counts: dict[str, int]) -> BaseModel | Failed | None:
+    """The outcome another process sharing the cache just stored for ``key``, else None (this
+    process judges it: it holds the claim, or the other process gave up)."""
+    if judge.claim(key) or not await judge.wait_claimed(key):
+        return None
+    hit = judge.cached(key, job.template.model)
+    if hit is None:
+        return None
+    run = judge.run_record
+    run.details["from_other_process"] = run.details.get("from_other_process", 0) + len(indices)
+    if not isinstance(hit, Failed):
+        run.cache_hits += len(indices)
+        counts["cache_hits"] += len(indices)
+    return hit
 
 
 def _outcome(judge: BatchJudge, result: BaseModel | Failed, job: Job,

@@ -411,6 +411,31 @@ class LLMJudge(Judge):
         except ValidationError:
             return None
 
+    def claim(self, key: str) -> bool:
+        """True when this process should send ``key`` now (no other process is judging it)."""
+        return self.cache is None or self.cache.claim(key, self._lease())
+
+    async def wait_claimed(self, key: str) -> bool:
+        """Wait for another process's verdict on ``key``: True once stored, False when this
+        process should judge it after all (see :meth:`JudgeCache.wait_for`)."""
+        return self.cache is not None and await self.cache.wait_for(key, self._lease())
+
+    def release(self, key: str) -> None:
+        """Drop this process's claim on ``key``."""
+        if self.cache is not None:
+            self.cache.release(key)
+        self.note_cache()
+
+    def note_cache(self) -> None:
+        """Put a cache problem (unreadable, full or read-only disk) into the run record."""
+        if self.cache is not None and self.cache.problem is not None:
+            self.run_record.details["cache_problem"] = self.cache.problem
+
+    def _lease(self) -> float:
+        """How long a claim holds: the longest one judgment may take."""
+        return (self.timeout * (self.max_retries + 1) * (self.max_reasks + 1)
+                + self.retry_max_delay * self.max_retries)
+
     def remember(self, key: str, verdict: BaseModel, stats: JobStats) -> None:
         """Write a verdict now: a cancelled run keeps every finished verdict."""
         if self.cache is not None:
