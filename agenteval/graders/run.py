@@ -264,8 +264,7 @@ async def _rubric(g: RubricGrader, gi: int, cases: Sequence[GraderCase], judge: 
         checks, failure = [], None
         for item, out in pairs:
             if isinstance(out, JudgeFailure):
-                checks.append(GraderCheck(text=item.criterion, passed=None,
-                                          reason=f"{out.kind}: {out.cause}"))
+                checks.append(GraderCheck(text=item.criterion, passed=None, reason=out.cause))
                 failure = failure or out
                 continue
             if g.scale == "pass_fail":
@@ -278,7 +277,7 @@ async def _rubric(g: RubricGrader, gi: int, cases: Sequence[GraderCase], judge: 
         if failure is not None:
             slots[ci][gi] = GraderResult(
                 name=g.name, kind="rubric", outcome=g.outcome, score=None, passed=None,
-                checks=checks, error=f"{failure.kind}: {failure.cause}",
+                checks=checks, error=failure.cause,
                 error_code=failure.code or failure.kind, calls=0)
             continue
         n_pass = sum(bool(c.passed) for c in checks)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = ["GraderSummary", "grader_summary", "graders_dataframe", "checks_dataframe",
-           "drilldown_html"]
+           "drilldown_html", "summary_html"]
 
 
 def _results(results: Any) -> list[tuple[Any, int, Any, Any]]:
@@ -182,7 +182,7 @@ def drilldown_html(interaction: Any) -> str:
     for g in graders:
         if g.error is not None:
             head = (f"<b>{esc(g.name)}</b> ({esc(g.kind)}): <span class='err'>error "
-                    f"{esc(g.error_code or '')}: {esc(g.error)}</span>")
+                    f"[{esc(g.error_code or 'error')}]: {esc(g.error)}</span>")
         else:
             head = (f"<b>{esc(g.name)}</b> ({esc(g.kind)}{', outcome' if g.outcome else ''}): "
                     f"{'pass' if g.passed else 'fail'}, score {g.score:.3f}"
@@ -194,3 +194,36 @@ def drilldown_html(interaction: Any) -> str:
         parts.append(f"<li>{head}" + (f"<ul>{items}</ul>" if items else "") + "</li>")
     parts.append("</ul></div>")
     return "".join(parts)
+
+
+def summary_html(results: Any) -> str:
+    """The report's section of the run's graders ('' when it had none): one row per grader,
+    then its checks. Every text is escaped."""
+    summary = grader_summary(results)
+    if not summary.graders:
+        return ""
+    esc = html.escape
+
+    def num(x: float) -> str:
+        return "-" if x != x else f"{x:.3f}"
+
+    rows = []
+    for r in summary.graders:
+        codes = ", ".join(f"{esc(c)} &times;{n}" for c, n in r.error_codes.items())
+        rate = ("-" if r.scored == 0 else f"{num(r.pass_rate)} [{num(r.pass_rate_low)}, "
+                f"{num(r.pass_rate_high)}]")
+        rows.append(f"<tr><th>{esc(r.grader)}</th><td>{esc(r.kind)}</td><td>{esc(r.role)}</td>"
+                    f"<td>{r.passed}/{r.scored}</td><td>{rate}</td><td>{num(r.mean_score)}</td>"
+                    f"<td>{r.errors}{' (' + codes + ')' if codes else ''}</td><td>{r.calls}</td>"
+                    "</tr>")
+        for c in (c for c in summary.checks if c.grader == r.grader):
+            rows.append(f'<tr class="check"><td></td><td colspan="2">check</td>'
+                        f'<td>{c.passed}/{c.n - c.unknown}</td><td colspan="4" class="text">'
+                        f"{esc(c.check)}{f' ({c.unknown} not judged)' if c.unknown else ''}"
+                        "</td></tr>")
+    return ('<section id="graders"><h2>Your graders</h2><p class="method">Per interaction; '
+            "errors are kept out of the pass rate (Wilson 95% interval). An outcome grader "
+            "decides correctness, so it is already in n, c and pass@k / pass^k; the others are "
+            'extra named scores.</p><table class="grid"><tr><th>grader</th><th>kind</th>'
+            "<th>role</th><th>passed</th><th>pass rate</th><th>mean score</th><th>errors</th>"
+            f"<th>LLM calls</th></tr>{''.join(rows)}</table></section>")
