@@ -269,6 +269,8 @@ class AgenticResults(list[AgenticMetric]):
         if self._counts is None:
             from agenteval.statistical.counts import build_counts
 
+            ids: list[str] = []
+            verdicts = listed = 0
             cols: dict[str, list[Any]] = {key: [] for key in (
                 "agent", "task", "n", "c", "length", "judge_errors", "fully", "source",
                 "given_interactions")}
@@ -282,8 +284,27 @@ class AgenticResults(list[AgenticMetric]):
                 cols["fully"].append(m.is_fully_correct)
                 cols["source"].append(m.source)
                 cols["given_interactions"].append(sum(r.source == "given" for r in m.interactions))
+                ids.append(m.session_id)
+                verdicts += (sum(r.is_correct is not None for r in m.interactions)
+                             if m.source == "given" else m.total_interactions)
+                listed += len(m.interactions)
             self._counts = build_counts(**cols)
+            self._session_ids = ids
+            self._judged = (verdicts, listed)
         return self._counts
+
+    @property
+    def session_ids(self) -> list[str]:
+        """Conversation ids in input order (kept from the counts' one pass)."""
+        self.counts  # noqa: B018 - builds them
+        return self._session_ids
+
+    def judged_share(self) -> tuple[int, int]:
+        """(interactions with a verdict, interactions in total), counted per interaction (a
+        conversation with a given outcome is one graded unit, yet each interaction has its
+        verdict); kept from the counts' one pass."""
+        self.counts  # noqa: B018 - builds them
+        return self._judged
 
     @property
     def agents(self) -> tuple[str, ...]:
@@ -344,7 +365,7 @@ class AgenticResults(list[AgenticMetric]):
 
             attrs = {"agenteval_version": __version__, "k": self.k, "method": self.method,
                      "ci_level": mode.ci_level, "mode": repr(mode)}
-            ids = [m.session_id for m in self] if len(self) <= max_conversations else None
+            ids = self.session_ids if len(self) <= max_conversations else None
             self._draws[key] = posterior_draws(self.counts, mode, self.k, self.fits(),
                                                conversation_ids=ids, draws=draws,
                                                max_conversations=max_conversations, attrs=attrs)
