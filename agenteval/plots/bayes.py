@@ -260,17 +260,9 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
     Each line joins a task's raw rate (left) to its posterior mean (right); markers scale with
     the number of attempts, so small tasks visibly move further toward their agent's mean.
     """
-<<<<<<< HEAD
-    post = _draws(results, idata)
-=======
     from matplotlib.collections import LineCollection
 
-    from agenteval import _arviz
-
-    data = _idata(results, idata)
-    post = _posterior(data)
-    obs, const = _arviz.group(data, "observed_data"), _arviz.group(data, "constant_data")
->>>>>>> main
+    post = _draws(results, idata)
     if "p_task" not in post:
         from agenteval.errors import ConfigError
 
