@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from agenteval.results.agentic import SuiteSummary
 
 __all__ = ["comparison_lines", "diagnostics_line", "format_count", "format_interval",
-           "format_number", "format_prob", "is_missing", "summary_text"]
+           "format_number", "format_prob", "interval_kind", "is_missing", "summary_text"]
 
 
 def format_interval(value: float, low: float | None, high: float | None) -> str:
@@ -23,6 +23,13 @@ def format_interval(value: float, low: float | None, high: float | None) -> str:
     if is_missing(low) or is_missing(high):
         return f"{value:.3f}"
     return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def interval_kind(method: str) -> str:
+    """What the printed intervals are, in words (views label what they show)."""
+    if method.startswith("plug-in"):
+        return "confidence interval (see method; bootstrap percentiles at the task level)"
+    return "equal-tailed credible interval (see method)"
 
 
 def is_missing(x: float | None) -> bool:
@@ -58,11 +65,19 @@ def summary_text(summary: SuiteSummary) -> str:
     head = (f"{'group':<22}{'convs':>6}{'compl':>6}{'full':>6}{'unkn':>6}"
             f"{'share fully correct':>24}{f'pass@{k}':>24}{f'pass^{k}':>24}  {'basis':<7}"
             f"{'errors':>7}")
+    stratified = any(r.rate_method != "complete cases" for r in summary.rows)
+    if not summary.method.startswith("plug-in"):
+        estimate = "posterior mean"
+    elif stratified:
+        estimate = "full / compl, or post-stratified where 'share:' below says so"
+    else:
+        estimate = "full / compl"
     lines = [f"method: {summary.method}",
              "share fully correct = p, the chance a new conversation is fully correct "
-             f"({'full / compl' if summary.method.startswith('plug-in') else 'posterior mean'}); "
+             f"({estimate}); "
              f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
-             "'pooled' = plug-in from p", head, "-" * len(head)]
+             "'pooled' = plug-in from p; [low, high] = " + interval_kind(summary.method),
+             head, "-" * len(head)]
     for r in summary.rows:
         lines.append(
             f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"

@@ -2,8 +2,9 @@
 
 agentic (``AgenticResults``, ``SuiteSummary``, ``SuiteRow``, ``RunSettings``), comparisons (the
 comparison, ranking and quality rows), rag (``RagResults``), failures (judge failures grouped by
-kind), manifest (what produced a run), io (``load_results``). ``agenteval.results`` was one module before; its public
-names are still importable from here (imported lazily, so ``agenteval.results.io`` stays light).
+kind), manifest (what produced a run), io (``load_results``). ``agenteval.results`` was one
+module before; its public names are still importable from here (imported lazily, so
+``agenteval.results.io`` stays light).
 """
 
 from __future__ import annotations
