@@ -158,10 +158,20 @@ def build_graph(root: Path = ROOT) -> Graph:
     return graph
 
 
+OLD_LAYOUT = {"_numbers": "_util", "_async": "_util", "_gc": "_util", "_lazy": "_util",
+              "_arviz": "_util", "results": "results", "results_io": "results",
+              "rag_results": "results", "comparisons": "results", "failures": "results",
+              "display": "present", "report": "present", "widgets": "present"}
+"""Where the top-level modules of the layout before issue 16 belong (``--before`` only)."""
+_before = False
+
+
 def layer(module: str) -> int:
     """Index in LAYERS; the facade (the package itself, the compat modules) is above them all."""
     parts = module.split(".")
-    if len(parts) == 1 or parts[1] in COMPAT_MODULES:
+    if _before and len(parts) > 1 and parts[1] in OLD_LAYOUT:
+        parts[1] = OLD_LAYOUT[parts[1]]
+    elif len(parts) == 1 or parts[1] in COMPAT_MODULES:
         return len(LAYERS)
     for index, names in enumerate(LAYERS):
         if parts[1] in names:
@@ -276,14 +286,14 @@ PINNED_ALL: dict[str, list[str]] = {
     "agenteval": [
         "AgentEvalError", "Agentic", "AgenticMetric", "AgenticResults", "Batch", "BayesianMode",
         "ConfigError", "ContextualPrecision", "ContextualRecall", "DataError", "Dataset",
-        "FrequentistMode", "JudgeError", "LLMJudge", "OfflineJudge", "Retriever",
+        "FrequentistMode", "JudgeError", "LLMJudge", "OfflineJudge", "OutputError", "Retriever",
         "ToolCorrectnessScore", "__version__", "load_datasets", "load_rag_cases", "load_results",
-        "pass_at_k", "pass_pow_k", "plan",
+        "pass_at_k", "pass_pow_k", "plan", "select",
     ],
     "agenteval.core": [
         "DataFrameRetriever", "InspectLogRetriever", "JSONLRetriever", "JSONRetriever",
         "OpenAITraceRetriever", "Retriever", "TauBenchRetriever", "dataset_from_openai_messages",
-        "datasets_from_inspect_log", "datasets_from_taubench", "load_datasets",
+        "datasets_from_inspect_log", "datasets_from_taubench", "load_datasets", "select",
     ],
     "agenteval.core.base": [
         "Retriever", "Where", "check_unique", "error_message", "format_loc", "is_dataframe",
@@ -343,11 +353,12 @@ PINNED_ALL: dict[str, list[str]] = {
     ],
     "agenteval.results.io": [
         "MANIFEST_VERSION", "RESULTS_FILE", "build_manifest", "describe_call", "describe_source",
-        "load_results", "mode_from_spec", "mode_spec", "results_from_json",
+        "load_results", "mode_from_spec", "mode_spec", "results_from_json", "save",
     ],
     "agenteval.results.manifest": [
-        "LIBRARIES", "MANIFEST_VERSION", "build_manifest", "describe_call", "describe_source",
-        "judge_spec", "library_versions", "mode_from_spec", "mode_spec",
+        "LIBRARIES", "MANIFEST_VERSION", "build_manifest", "build_rag_manifest", "describe_call",
+        "describe_source", "judge_spec", "library_versions", "mode_classes", "mode_from_spec",
+        "mode_spec",
     ],
     "agenteval.plots": [
         "COLUMN", "FULL_WIDTH", "PALETTE", "agent_colours", "export", "figure_axes", "no_data",
@@ -360,7 +371,7 @@ PINNED_ALL: dict[str, list[str]] = {
     ],
     "agenteval.present.report": [
         "DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order", "find_figures",
-        "render_report", "write_report",
+        "page_head", "render_report", "write_report",
     ],
     "agenteval.present.widgets": [
         "PriorExplorer", "prior_explorer",
@@ -370,10 +381,21 @@ PINNED_ALL: dict[str, list[str]] = {
         "format_number", "format_prob", "interval_kind", "is_missing", "summary_text",
     ],
     "agenteval.present.rag": [
-        "precision_case_html", "recall_case_html", "results_html", "summary_html", "summary_text",
+        "precision_case_html", "recall_case_html", "report_html", "results_html", "summary_html",
+        "summary_text",
     ],
     "agenteval._util.jsonsafe": [
         "json_safe", "restore_nan",
+    ],
+    "agenteval.core.selection": [
+        "select",
+    ],
+    "agenteval.results.write": [
+        "AGENTIC_FILES", "DEFAULT_FIGURES", "FIGURES", "FIGURE_FORMATS", "Staging",
+        "check_out_dir", "rag_files", "save", "save_rag", "write_netcdf",
+    ],
+    "agenteval._util.files": [
+        "check_no_link", "fsync_file", "output_error", "temporary_path", "write_atomic",
     ],
 }
 
@@ -408,7 +430,9 @@ def test_the_graph_sees_lazy_imports() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    where = Path(sys.argv[1]) / "agenteval" if len(sys.argv) > 1 else ROOT
+    args = [a for a in sys.argv[1:] if a != "--before"]
+    _before = "--before" in sys.argv  # a checkout of the layout before issue 16
+    where = Path(args[0]) / "agenteval" if args else ROOT
     g = build_graph(where)
     for key, value in counts(g).items():
         print(f"{key}: {value}")

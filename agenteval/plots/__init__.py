@@ -136,8 +136,14 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
 
     Vector formats keep text as text (TrueType in PDF, ``<text>`` in SVG); ``dpi`` applies to
     raster formats; ``png_compress_level`` (0-9, default PIL's 6) trades PNG size for time.
-    Parent directories are created.
+    Parent directories are created. Each file is written to a temporary file beside it and
+    renamed into place, never through a symbolic link; a failure to write is one OutputError
+    naming the file (``agenteval._util.files``).
     """
+    import os
+
+    from agenteval._util.files import check_no_link, output_error, temporary_path
+
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
@@ -146,8 +152,13 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
         path = stem.with_name(f"{stem.name}.{fmt}")
         extra = ({"pil_kwargs": {"compress_level": int(png_compress_level)}}
                  if fmt == "png" and png_compress_level is not None else {})
-        with _pyplot().rc_context(_RC):
-            fig.savefig(path, format=fmt, dpi=dpi, **extra)
+        check_no_link(path)
+        try:
+            with temporary_path(path) as tmp, _pyplot().rc_context(_RC):
+                fig.savefig(tmp, format=fmt, dpi=dpi, **extra)
+                os.replace(tmp, path)
+        except OSError as exc:
+            raise output_error(path, exc) from None
         written.append(path)
     return written
 
