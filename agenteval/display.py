@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agenteval._util.sanitize import terminal
+
 __all__ = ["results_html", "summary_html", "posterior_png"]
 
 MAX_ROWS = 200
@@ -82,7 +84,7 @@ def _label(name: str, k: int | None) -> str:
 
 
 def _esc(x: Any) -> str:
-    return html.escape(str(x))
+    return html.escape(terminal(x))  # control characters escaped too (_util.sanitize)
 
 
 # --------------------------------------------------------------------------- generic tables

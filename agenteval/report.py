@@ -30,6 +30,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenteval._util.sanitize import terminal
+
 if TYPE_CHECKING:
     from agenteval.results import AgenticResults
     from agenteval.schemas.common import Batch, Dataset
@@ -143,7 +145,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    return html.escape("" if value is None else terminal(value), quote=True)  # _util.sanitize
 
 
 def _fmt(value: Any) -> str:

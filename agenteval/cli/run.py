@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agenteval._util.sanitize import csv_frame, terminal
 from agenteval.errors import AgentEvalError, ConfigError
 
 FORMATS = ("table", "json", "csv")
@@ -247,14 +248,14 @@ def print_results(results: Any, fmt: str, table: Any, *, wrote: str | None = Non
     out = sys.stdout
     if fmt == "json":
         if json_text is not None:
-            out.write(json_text)
+            out.write(terminal(json_text))
         else:
-            json.dump(results.to_json(), out, indent=2)
+            out.write(terminal(json.dumps(results.to_json(), indent=2)))
             out.write("\n")
     elif fmt == "csv":
-        results.to_dataframe().to_csv(out, index=False)
+        out.write(terminal(csv_frame(results.to_dataframe()).to_csv(index=False)))
     else:
-        out.write(table(results) + "\n")
+        out.write(terminal(table(results)) + "\n")
         if wrote:
             out.write(f"\n{wrote}\n")
 
@@ -281,7 +282,7 @@ def _print_warnings(caught: list[Any]) -> None:
         if not text.startswith("agenteval:") or text in seen:
             continue
         seen.add(text)
-        print(text.replace("agenteval: ", "agenteval: warning: ", 1), file=sys.stderr)
+        print(terminal(text.replace("agenteval: ", "agenteval: warning: ", 1)), file=sys.stderr)
 
 
 def check_data_path(path: Path, *, what: str = "conversations (or log files, e.g. {path}/*.eval)"
@@ -397,9 +398,9 @@ def judged_policy(results: Any, *, min_judged: float) -> int:
         print(f"agenteval: warning: {failed} of {total} interactions ({failed / total:.1%}) could "
               "not be judged and were left out of n and c; causes by kind:", file=sys.stderr)
         for g in groups:
-            print(f"  {g.count} x {g.kind}", file=sys.stderr)
+            print(f"  {g.count} x {terminal(g.kind)}", file=sys.stderr)
             if g.example != g.kind:
-                print(f"      e.g. (session {g.session_id}) {g.example}", file=sys.stderr)
+                print(terminal(f"      e.g. (session {g.session_id}) {g.example}"), file=sys.stderr)
     if judged == 0:
         print("agenteval: error: no interaction could be judged", file=sys.stderr)
         return 1
@@ -494,14 +495,14 @@ def write_outputs(results: Any, out: Path) -> None:
     comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
     posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
     out.mkdir(parents=True, exist_ok=True)
-    results.to_dataframe().to_csv(out / "conversations.csv", index=False)
-    results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
+    csv_frame(results.to_dataframe()).to_csv(out / "conversations.csv", index=False)
+    csv_frame(results.interactions_dataframe()).to_csv(out / "interactions.csv", index=False)
     summary = results.summary()
-    summary.to_dataframe().to_csv(out / "summary.csv")
-    results.quality().to_csv(out / "quality.csv", index=False)
+    csv_frame(summary.to_dataframe()).to_csv(out / "summary.csv")
+    csv_frame(results.quality()).to_csv(out / "quality.csv", index=False)
     if summary.comparisons:
-        summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
-        summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
+        csv_frame(summary.comparisons_dataframe()).to_csv(out / "comparisons.csv", index=False)
+        csv_frame(summary.ranking_dataframe()).to_csv(out / "ranking.csv", index=False)
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")

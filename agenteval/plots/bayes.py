@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from agenteval._util.sanitize import terminal
 from agenteval.plots import COLUMN, FULL_WIDTH, PALETTE, figure_axes, paper_style
 
 __all__ = ["plot_pass_posterior", "plot_forest", "plot_shrinkage", "plot_prior_posterior"]
@@ -90,7 +91,7 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
             for i, (agent, draws) in enumerate(values.items()):
                 colour = PALETTE[i % len(PALETTE)]
                 dens = densities[agent]
-                axis.plot(_GRID, dens, color=colour, lw=1.2, label=str(agent))
+                axis.plot(_GRID, dens, color=colour, lw=1.2, label=terminal(agent))
                 axis.fill_between(_GRID, dens, color=colour, alpha=0.18, lw=0)
                 lo, hi = _interval(draws, level)
                 mean = float(np.mean(draws))
@@ -115,13 +116,18 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
 
     Without repeated tasks the agents' shares of fully correct conversations are shown instead.
     """
-    post = _posterior(_idata(results, idata))
+    from agenteval import _arviz
+
+    data = _idata(results, idata)
+    post = _posterior(data)
     level = _level(results)
     labels, draws_list, colours, bold = [], [], [], []
     tasks = list(post["task"].values) if "p_task" in post else []
+    # a task's agent from the data, not from its label: agent ids may hold "/" or prefix others
+    agent_of = (_arviz.group(data, "constant_data")["agent_of_task"].values if tasks else [])
     for i, agent in enumerate(post["agent"].values):
         colour = PALETTE[i % len(PALETTE)]
-        mine = [t for t in tasks if str(t).startswith(f"{agent}/")]
+        mine = [t for t, a in zip(tasks, agent_of) if a == i]
         if mine:
             agent_draws = post["p_task"].sel(task=mine).mean(dim="task").values
             labels.append(f"{agent} (mean of {len(mine)} tasks)")
@@ -132,7 +138,7 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
         colours.append(colour)
         bold.append(True)
         for t in mine[:max_tasks]:
-            labels.append(str(t).split("/", 1)[1])
+            labels.append(str(t)[len(str(agent)) + 1:])  # "<agent>/<task>" -> the task
             draws_list.append(post["p_task"].sel(task=t).values)
             colours.append(colour)
             bold.append(False)
@@ -145,7 +151,7 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
             axis.plot([lo, hi], [yi, yi], color=col, lw=2.4 if b else 1.2, solid_capstyle="butt")
             axis.plot([float(np.mean(d))], [yi], "D" if b else "o", color=col, ms=4.5 if b else 3.0)
         axis.set_yticks(y)
-        axis.set_yticklabels(labels)
+        axis.set_yticklabels([terminal(label) for label in labels])  # control characters shown
         for tick, b in zip(axis.get_yticklabels(), bold):
             tick.set_fontweight("bold" if b else "normal")
         axis.set_xlim(0, 1)
@@ -194,9 +200,9 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
                          s=np.r_[size, size], color=colour, alpha=0.8, lw=0)
             if "mu" in post:
                 axis.axhline(float(post["mu"].sel(agent=agent).mean()), color=colour, lw=0.8,
-                             ls=":", label=f"{agent}: population mean mu")
+                             ls=":", label=terminal(f"{agent}: population mean mu"))
             else:
-                axis.plot([], [], color=colour, label=str(agent))
+                axis.plot([], [], color=colour, label=terminal(agent))
         axis.set_xticks([0, 1])
         axis.set_xticklabels(["raw c_t / n_t", "posterior mean"])
         axis.set_xlim(-0.25, 1.25)
@@ -249,7 +255,7 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
                     d = gaussian_kde(values.ravel())(grid)
                 else:
                     d = _density(values, grid)
-                axis.plot(grid, d, color=colour, lw=1.2, label=f"{agent}")
+                axis.plot(grid, d, color=colour, lw=1.2, label=terminal(agent))
                 axis.fill_between(grid, d, color=colour, alpha=0.18, lw=0)
             axis.set_xlim(grid[0], grid[-1])
             axis.set_ylim(bottom=0)
