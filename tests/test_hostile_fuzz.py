@@ -194,3 +194,17 @@ def test_netcdf_and_html_writers_from_python(data_file, tmp_path):
     html = results._repr_html_()
     assert "<script>alert(1)</script>" not in html and "<script>x</script>" not in html
     assert UNSAFE.search(html) is None
+
+
+def test_prior_explorer_widget_escapes_the_group_name(data_file):
+    """The widget's numbers line is HTML: an agent id with <script> was written into it raw."""
+    pytest.importorskip("ipywidgets")
+    from agenteval.widgets import prior_explorer
+
+    results = Agentic.run(str(data_file), k=2, statistical_mode=BayesianMode(), progress=False)
+    explorer = prior_explorer(results)
+    hostile_group = next(g for g in explorer.group.options if "<script>" in g)
+    explorer.group.value = hostile_group
+    assert "<script>x</script>" not in explorer.numbers.value
+    assert "&lt;script&gt;x&lt;/script&gt;" in explorer.numbers.value
+    assert UNSAFE.search(explorer.numbers.value) is None
