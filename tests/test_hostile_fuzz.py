@@ -131,7 +131,7 @@ def test_every_writer_survives_hostile_ids_and_texts(data_file, tmp_path, capsys
     assert results_json["conversations"] if "conversations" in results_json else results_json
     figures = list((out / "figures").glob("*.png"))
     assert figures and all(p.stat().st_size > 1000 for p in figures)
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     posterior = _arviz.from_netcdf(str(out / "posterior.nc"))
     agents = [str(a) for a in posterior.posterior["agent"].values]

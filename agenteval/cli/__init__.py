@@ -15,7 +15,7 @@ import warnings
 from typing import Any
 
 from agenteval._util.sanitize import terminal
-from agenteval import __version__
+from agenteval._util.version import __version__
 from agenteval.errors import AgentEvalError
 
 SUBCOMMANDS = ("run", "show", "rag", "plan")
