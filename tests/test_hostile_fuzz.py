@@ -208,3 +208,31 @@ def test_prior_explorer_widget_escapes_the_group_name(data_file):
     assert "<script>x</script>" not in explorer.numbers.value
     assert "&lt;script&gt;x&lt;/script&gt;" in explorer.numbers.value
     assert UNSAFE.search(explorer.numbers.value) is None
+
+
+def test_the_magic_shows_hostile_ids_escaped(capsys):
+    """%agentic_eval: the returned results' HTML, the warnings it prints and a one-line
+    UsageError that quotes an id (a repeated session id) carry no raw control characters."""
+    pytest.importorskip("IPython")
+    from IPython.core.error import UsageError
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    assert shell.run_cell("%load_ext agenteval").success
+    from agenteval.core import jsonio
+
+    with pytest.warns(UserWarning, match="lone surrogate"):  # Python strings must be valid
+        shell.user_ns["h"] = jsonio.loads(json.dumps(suite(agents=2, tasks=2)))
+    out = shell.run_cell("%agentic_eval h --k 2", store_history=False)
+    assert out.success, out.error_in_exec
+    html = out.result._repr_html_()
+    assert "<script>x</script>" not in html and UNSAFE.search(html) is None
+    twice = [dict(r) for r in shell.user_ns["h"][:1]] * 2
+    twice[0]["session_id"] = twice[1]["session_id"] = "dup\x1b[2J\u202e"
+    shell.user_ns["h"] = twice
+    bad = shell.run_cell("%agentic_eval h --k 1", store_history=False)
+    assert isinstance(bad.error_in_exec, UsageError), bad.error_in_exec
+    assert "dup" in str(bad.error_in_exec) and UNSAFE.search(str(bad.error_in_exec)) is None
+    captured = capsys.readouterr()
+    _check_terminal(captured.err, "magic stderr")
+    shell.user_ns.pop("h", None)
