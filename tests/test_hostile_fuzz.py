@@ -236,3 +236,22 @@ def test_the_magic_shows_hostile_ids_escaped(capsys):
     captured = capsys.readouterr()
     _check_terminal(captured.err, "magic stderr")
     shell.user_ns.pop("h", None)
+
+
+def test_rag_writers_survive_hostile_ids_and_texts(tmp_path, capsys):
+    rng = random.Random(11)
+    cases = [{"id": f"{hostile(rng)}{i}", "question": hostile(rng), "expected_answer": hostile(rng),
+              "retrieval_context": [hostile(rng) for _ in range(3)]} for i in range(6)]
+    cases[0]["id"] = "=cmd|' /C calc'!A0\x1b[2J"
+    data = tmp_path / "rag.jsonl"
+    data.write_text("\n".join(json.dumps(c) for c in cases) + "\n", encoding="utf-8")
+    for metric in ("precision", "recall"):
+        out = tmp_path / metric
+        main(["rag", metric, str(data), "--out", str(out)])  # exit 1 if nothing is scorable
+        captured = capsys.readouterr()
+        assert "Traceback" not in captured.err
+        _check_terminal(captured.out, f"rag {metric} stdout")
+        _check_terminal(captured.err, f"rag {metric} stderr")
+        files = sorted(out.glob("*.csv"))
+        assert len(files) == 3 and all(_check_csv(p) >= 0 for p in files)
+        json.loads((out / f"{metric}.json").read_text(encoding="utf-8"))
