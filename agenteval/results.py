@@ -179,7 +179,7 @@ class SuiteSummary(BaseModel):
                  "share fully correct = p, the chance a new conversation is fully correct "
                  f"({estimate}); "
                  f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
-                 "'pooled' = plug-in from p; [low, high] = " + _interval_kind(self.method),
+                 "'pooled' = plug-in from p; [low, high] = " + interval_kind(self.method),
                  head, "-" * len(head)]
         for r in self.rows:
             lines.append(
@@ -562,7 +562,7 @@ def _diagnostics_line(d: dict[str, Any]) -> str:
             f"{d.get('seconds', 0):.2f} s")
 
 
-def _interval_kind(method: str) -> str:
+def interval_kind(method: str) -> str:
     """What the printed intervals are, in words (views label what they show)."""
     if method.startswith("plug-in"):
         return "confidence interval (see method; bootstrap percentiles at the task level)"
