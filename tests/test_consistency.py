@@ -314,9 +314,12 @@ def test_nothing_judged_draws_no_posterior(tmp_path: Path) -> None:
     data = tmp_path / "unjudged.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "out"
-    with redirect_stdout(io.StringIO()):
+    with redirect_stdout(io.StringIO()):   # first a judged run into the folder, then none
+        main(["run", str(DEMO), "--k", "3", "--out", str(out), "--quiet"])
+        assert (out / "figures" / "forest.png").exists()
         main(["run", str(data), "--k", "3", "--out", str(out), "--min-judged", "0", "--quiet"])
-    assert not list((out / "figures").glob("*")) if (out / "figures").exists() else True
+    assert not list((out / "figures").glob("*"))      # no figure of the prior, none left over
+    assert "forest" not in (out / "report.html").read_text(encoding="utf-8")
     from agenteval import Agentic, BayesianMode, plots
 
     results = Agentic.run(str(data), k=3, statistical_mode=BayesianMode())

@@ -19,6 +19,8 @@ from agenteval.errors import AgentEvalError, ConfigError
 FORMATS = ("table", "json", "csv")
 FIGURE_FORMATS = ("png", "pdf", "svg")
 DEFAULT_FIGURES = ("png",)
+POSTERIOR_FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_posterior")
+"""The figure files --out may write (stems in DIR/figures)."""
 """Figure files --out writes by default: the report embeds PNG; each further format costs about
 as much again as the whole offline evaluation of the demo (PDF: font embedding)."""
 DEFAULT_K = 3
@@ -536,6 +538,9 @@ def write_posterior(results: Any, out: Path, *,
     from agenteval import plots
 
     written = [Path(results.to_netcdf(out / "posterior.nc"))]
+    for stem in POSTERIOR_FIGURES:   # an earlier run's figures are not this run's
+        for fmt in FIGURE_FORMATS:
+            (out / "figures" / f"{stem}.{fmt}").unlink(missing_ok=True)
     rows = results.summary().rows
     if not any(r.complete for r in rows):
         return written
