@@ -60,12 +60,12 @@ def plot_rate_posteriors(results: Any, *, ax: Axes | None = None) -> Figure | No
 
 
 def _densities(ax: Any, rows: list[Any], params: list[Any], colours: dict[str, str]) -> None:
-    from agenteval.plots.bayes import beta_density
+    from agenteval.plots.bayes import beta_pdf as _beta_pdf
 
     grid = np.linspace(0.0, 1.0, 801)
     for row, (a, b) in zip(rows, params):
         color = colours.get(row.group, "0.3")
-        density = beta_density(grid, a, b)
+        density = _beta_pdf(grid, a, b)
         ax.plot(grid, density, color=color, lw=1.2,
                 label=f"{row.group} ({row.fully_correct}/{row.complete})")
         inside = (grid >= row.rate_low) & (grid <= row.rate_high)
