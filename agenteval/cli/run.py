@@ -20,6 +20,8 @@ from agenteval.errors import AgentEvalError, ConfigError
 FORMATS = ("table", "json", "csv")
 FIGURE_FORMATS = ("png", "pdf", "svg")
 DEFAULT_FIGURES = ("png",)
+POSTERIOR_FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_posterior")
+"""The figure files --out may write (stems in DIR/figures)."""
 """Figure files --out writes by default: the report embeds PNG; each further format costs about
 as much again as the whole offline evaluation of the demo (PDF: font embedding)."""
 DEFAULT_K = 3
@@ -529,20 +531,29 @@ def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT
 def write_posterior(results: Any, out: Path, *,
                     formats: tuple[str, ...] = DEFAULT_FIGURES) -> list[Path]:
     """posterior.nc and the posterior figures, from the draws the results hold (nothing is
-    sampled again); no figure when nothing was judged (it would draw the prior). Returns the
-    files written."""
+    sampled again): pass@k / pass^k, the forest plot, shrinkage (with tasks), prior against
+    posterior (hierarchical methods, or a prior other than the flat Beta(1, 1)); no figure when
+    nothing was judged (it would draw the prior). Returns the files written."""
     import matplotlib.pyplot as plt
 
     from agenteval import plots
 
     written = [Path(results.to_netcdf(out / "posterior.nc"))]
+    for stem in POSTERIOR_FIGURES:   # an earlier run's figures are not this run's
+        for fmt in FIGURE_FORMATS:
+            (out / "figures" / f"{stem}.{fmt}").unlink(missing_ok=True)
     rows = results.summary().rows
     if not any(r.complete for r in rows):
         return written
-    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
-               "prior_posterior": plots.plot_prior_posterior}
+    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest}
     if any(r.tasks for r in rows):
         figures["shrinkage"] = plots.plot_shrinkage
+    mode = results.settings.mode
+    if getattr(mode, "method", "conjugate") != "conjugate" or (
+            (mode.beta_prior_a, mode.beta_prior_b) != (1.0, 1.0)):
+        # prior against posterior says something where a prior was chosen or fitted; against
+        # the flat Beta(1, 1) it repeats the posterior figures (and costs as much as they do)
+        figures["prior_posterior"] = plots.plot_prior_posterior
     for stem, draw in figures.items():
         fig = draw(results)
         written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,

@@ -114,6 +114,8 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
                   full_lists: Sequence[str] = ()) -> str:
     """The report as one HTML string; ``full_lists`` names the files (relative to the report)
     that hold every conversation, for the note of a capped drill-down."""
+    from agenteval.present.text import interval_kind
+
     max_conversations = check_max_conversations(max_conversations)
     summary = results.summary()
     by_session = {d.session_id: d for d in datasets} if datasets is not None else {}
@@ -124,7 +126,8 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
         _unjudged_banner(results),
         '<section id="summary"><h2>Suite summary</h2>',
-        f'<p class="method">{_e(summary.method)}</p>',
+        f'<p class="method">{_e(summary.method)}; [low, high] = '
+        f'{_e(interval_kind(summary.method))}</p>',
         _transposed_table(summary.rows, key="group", only=HEADLINE_FIELDS),
         '<details class="all-fields"><summary>All summary fields, with what each is</summary>',
         _transposed_table(summary.rows, key="group"),
