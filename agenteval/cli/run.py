@@ -56,7 +56,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
                      "conversation stays in conversations.csv / results.json")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
-    run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
+    run.add_argument("--strict", action="store_true", help="fail if any judge call fails or an Inspect "
+                     "log is incomplete (cancelled, errored, epochs missing or beyond the count)")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
                      help="exit 1 when fewer than this share of interactions got a verdict "
                      "(default: %(default)s; 0 accepts any run that judged something)")

@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agenteval._gc import collector_paused, existing_objects_frozen
+from agenteval.core.inspect_logs import check_complete
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
@@ -134,7 +135,8 @@ class Agentic:
             tool_weights: weights of selection / parameters / sequence / utilization.
             statistical_mode: FrequentistMode() (default) or BayesianMode().
             strict: raise JudgeError when a judge call fails instead of reporting it (budget
-                cuts and missing references stay reported).
+                cuts and missing references stay reported), and DataError for conversations
+                from an incomplete Inspect log (``metadata["incomplete"]``).
             include_history: show the judge the conversation's earlier turns.
             outcome_threshold: where the data gives outcomes or scores (``Dataset.outcome``,
                 ``Batch.score``), the value a success needs; None (default): within 1e-6 of 1.
@@ -170,6 +172,8 @@ class Agentic:
         with collector_paused():  # loading makes no cycles (agenteval._gc)
             datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
                                      **retriever_kwargs)
+        if strict:  # an incomplete Inspect log is an error, not a warning (issue 18.5)
+            check_complete(datasets)
         judge = resolve_judge(
             model,
             use_structured_output=use_structured_output,
