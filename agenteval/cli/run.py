@@ -17,6 +17,10 @@ from agenteval.cli.graders import (add_grader_arguments, grader_options, grader_
 from agenteval.errors import AgentEvalError, ConfigError
 
 FORMATS = ("table", "json", "csv")
+FIGURE_FORMATS = ("png", "pdf", "svg")
+DEFAULT_FIGURES = ("png",)
+"""Figure files --out writes by default: the report embeds PNG; each further format costs about
+as much again as the whole offline evaluation of the demo (PDF: font embedding)."""
 DEFAULT_K = 3
 """k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
 DEFAULT_MIN_JUDGED = 0.95
@@ -51,6 +55,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="bayesian mode: Beta(A, B) prior (default: 1 1)")
     run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
                      "CSV files and results.json (reload with agenteval show)")
+    run.add_argument("--figures", nargs="+", choices=FIGURE_FORMATS, default=list(DEFAULT_FIGURES),
+                     metavar="FORMAT", help="--out, Bayesian modes: formats of the posterior "
+                     "figures in DIR/figures, any of png, pdf, svg (default: png, which the "
+                     "report embeds; add pdf for a paper: vector, fonts embedded)")
     run.add_argument("--report-max-conversations", type=int, metavar="N", default=None,
                      help="--out: report.html drills down into at most N conversations, the "
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
@@ -218,7 +226,8 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
         if args.out is not None:
-            write_outputs(results, args.out)
+            write_outputs(results, args.out,
+                          figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
             write_run_report(results, args.out, datasets, max_conversations=report_cap)
     return results, caught
 
@@ -495,7 +504,7 @@ def _task_lines(summary: Any) -> list[str]:
             "C(c,k)/C(n,k), as tau-bench prints pass^k):", *lines, ""] if lines else []
 
 
-def write_outputs(results: Any, out: Path) -> None:
+def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT_FIGURES) -> None:
     """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
     comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
     posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
@@ -513,24 +522,29 @@ def write_outputs(results: Any, out: Path) -> None:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
     if results.settings.mode.get_result_type() == "distribution":
-        write_posterior(results, out)
+        write_posterior(results, out, formats=figures)
 
 
-def write_posterior(results: Any, out: Path) -> list[Path]:
-    """posterior.nc and the posterior figures; returns the files written."""
+def write_posterior(results: Any, out: Path, *,
+                    formats: tuple[str, ...] = DEFAULT_FIGURES) -> list[Path]:
+    """posterior.nc and the posterior figures, from the draws the results hold (nothing is
+    sampled again); no figure when nothing was judged (it would draw the prior). Returns the
+    files written."""
     import matplotlib.pyplot as plt
 
-    from agenteval import _arviz, plots
+    from agenteval import plots
 
-    idata = results.to_inference_data()
-    written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]
-    has_tasks = any(r.tasks for r in results.summary().rows)
+    written = [Path(results.to_netcdf(out / "posterior.nc"))]
+    rows = results.summary().rows
+    if not any(r.complete for r in rows):
+        return written
     figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
                "prior_posterior": plots.plot_prior_posterior}
-    if has_tasks:
+    if any(r.tasks for r in rows):
         figures["shrinkage"] = plots.plot_shrinkage
     for stem, draw in figures.items():
-        fig = draw(results, idata=idata)
-        written += plots.export(fig, out / "figures" / stem, formats=("pdf", "png"), dpi=200)
+        fig = draw(results)
+        written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,
+                                png_compress_level=1)
         plt.close(fig)
     return written
