@@ -200,6 +200,10 @@ class Agentic:
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
+        if own_graders:
+            from agenteval.graders.run import describe_graders
+
+            results.provenance["graders"] = describe_graders(own_graders)
         return results
 
 
