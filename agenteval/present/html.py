@@ -18,6 +18,8 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agenteval.graders.summary import summary_html as graders_html
+
 __all__ = ["results_html", "summary_html", "posterior_png"]
 
 MAX_ROWS = 200
@@ -366,4 +368,5 @@ def results_html(results: Any) -> str:
             f"threshold={settings.threshold:g}, tool threshold={settings.tool_threshold:g}</p>")
     return (f'{_CSS}<div class="agenteval">{head}'
             f"{_summary_body(results.summary(), _figure_html(results))}"
+            f"{graders_html(results)}"  # the run's own graders (agenteval.graders.summary)
             f"{_error_causes(results)}{_conversations(results)}</div>")
