@@ -205,6 +205,10 @@ class Agentic:
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
+        if own_graders:
+            from agenteval.graders.run import describe_graders
+
+            results.provenance["graders"] = describe_graders(own_graders)
         return results
 
 
@@ -445,7 +449,7 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given |
                        reasoning=outcome.reasoning, tool_correctness=tool,
                        is_correct=score >= settings.threshold and (tool is None or tool.is_correct),
                        judge_error=None, judge_error_code=None, source="judged",
-                       **({} if graders is None else {"graders": graders}))
+                       graders=graders)  # every field, in order: trusted's fastest path
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,

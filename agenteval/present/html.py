@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agenteval._util.sanitize import terminal
+from agenteval.graders.summary import summary_html as graders_html
 
 __all__ = ["results_html", "summary_html", "posterior_png"]
 
@@ -368,4 +369,5 @@ def results_html(results: Any) -> str:
             f"threshold={settings.threshold:g}, tool threshold={settings.tool_threshold:g}</p>")
     return (f'{_CSS}<div class="agenteval">{head}'
             f"{_summary_body(results.summary(), _figure_html(results))}"
+            f"{graders_html(results)}"  # the run's own graders (agenteval.graders.summary)
             f"{_error_causes(results)}{_conversations(results)}</div>")
