@@ -30,6 +30,7 @@ from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
+from agenteval.metrics.evidence import MAX_RESULT_CHARS
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.schemas.common import Batch, Dataset
@@ -388,6 +389,28 @@ def _score_tools(batch: Batch, settings: RunSettings, utilization_override: floa
                   utilization_override=utilization_override, query=batch.query)
 
 
+_CAPPED = "searched in its first"
+"""What a tool score's reasoning says when a result was searched only to MAX_RESULT_CHARS."""
+
+
+def _count_unresolved(judge: Judge, unresolved: int, cut: int) -> None:
+    """Count the tool-use questions no judgment could decide in the judge's record (the judge
+    line's errors, a "tool use" phase), and those where a result was cut at the search cap."""
+    if not unresolved:
+        return
+    run = judge.run_record
+    run.errors += unresolved
+    phase = run.details.setdefault("judgments", {}).setdefault(
+        "tool use", {"items": 0, "verdicts": 0, "errors": 0, "budget": 0, "cache_hits": 0,
+                     "cached_failures": 0})
+    phase["items"] += unresolved
+    phase["errors"] += unresolved
+    run.details["unresolved_tool_use"] = run.details.get("unresolved_tool_use", 0) + unresolved
+    if cut:
+        run.details["tool_results_cut_at_search_cap"] = (
+            run.details.get("tool_results_cut_at_search_cap", 0) + cut)
+
+
 def _resolve_ambiguous_utilization(
     judge: Judge,
     tools: list[ToolCorrectnessScore | None],
@@ -407,9 +430,15 @@ def _resolve_ambiguous_utilization(
     batches = [slots[i].batch for i in ambiguous]
     resolved, failures = list(tools), {}
     if not judge.supports_utilization:
+        cut = 0
         for i, b in zip(ambiguous, batches):
             if b.agentic is None or b.agentic.final_answer_uses_tools is None:
-                failures[i] = JudgeFailure(UNRESOLVED_UTILIZATION, kind="unresolved")
+                capped = _CAPPED in (tools[i].reasoning or "")  # type: ignore[union-attr]
+                cut += capped
+                failures[i] = JudgeFailure(UNRESOLVED_UTILIZATION + (
+                    f"; a tool result was searched only in its first {MAX_RESULT_CHARS:,} "
+                    "characters" if capped else ""), kind="unresolved")
+        _count_unresolved(judge, len(failures), cut)
         return resolved, failures
     if not ambiguous:
         return resolved, failures
