@@ -241,6 +241,9 @@ class AgenticResults(list[AgenticMetric]):
         self._comparisons: Any = None
         self.provenance: dict[str, Any] = {}
         """What produced the run (command, call, data file): merged into the JSON manifest."""
+        self.labels: Any = None
+        """Human labels for some interactions (agenteval.core.labels.Labels), or None."""
+        self._calibration: Any = None
 
     @property
     def k(self) -> int:
@@ -262,6 +265,15 @@ class AgenticResults(list[AgenticMetric]):
         names = list(dict.fromkeys(m.assistant_id for m in self))
         return self.settings.mode.fit(tasks["n"], tasks["c"],
                                       groups=[names[i] for i in tasks["agent"]])
+
+    def calibration(self) -> Any:
+        """The judge against the human labels, with the corrected headline (computed once), or
+        None without labels; see ``agenteval.calibration``."""
+        if self._calibration is None and self.labels is not None:
+            from agenteval.calibration import calibrate
+
+            self._calibration = calibrate(self, self.labels)
+        return self._calibration
 
     def summary(self) -> SuiteSummary:
         """Suite-level estimates (computed once, vectorised over groups)."""
@@ -486,6 +498,7 @@ class AgenticResults(list[AgenticMetric]):
                                       if self.settings.argument_matching else None),
             },
             "summary": self.summary().model_dump(),
+            **({"calibration": cal.model_dump()} if (cal := self.calibration()) else {}),
             "conversations": [m.model_dump() for m in self],
         })
 

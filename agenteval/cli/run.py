@@ -53,6 +53,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="--out: report.html drills down into at most N conversations, the "
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
                      "conversation stays in conversations.csv / results.json")
+    run.add_argument("--labels", type=Path, metavar="FILE",
+                     help="human labels (JSONL/CSV keyed by session_id, qa_id): the judge's "
+                     "agreement and the judge-corrected headline (agenteval.core.labels)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
@@ -208,9 +211,11 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                               tool_threshold=args.tool_threshold, statistical_mode=mode,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
-                              progress=False if getattr(args, "quiet", False) else None)
+                              progress=False if getattr(args, "quiet", False) else None,
+                              labels=getattr(args, "labels", None))
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
+        results.calibration()   # with labels: computed once, its warnings caught here
         if args.out is not None:
             write_outputs(results, args.out)
             write_run_report(results, args.out, datasets, max_conversations=report_cap)
@@ -236,6 +241,8 @@ def run_command(args: argparse.Namespace) -> int:
     written = (args.out / "results.json").read_text(encoding="utf-8") if (
         args.out is not None and args.format == "json") else None
     print_results(results, args.format, format_table, wrote=wrote, json_text=written)
+    if args.format == "table" and results.calibration() is not None:
+        sys.stdout.write("\n" + results.calibration().to_text() + "\n")
     return judged_policy(results, min_judged=args.min_judged)
 
 
@@ -504,6 +511,12 @@ def write_outputs(results: Any, out: Path) -> None:
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
+    calibration = results.calibration()
+    if calibration is not None:   # calibration*.csv: agenteval.calibration
+        calibration.to_dataframe().to_csv(out / "calibration.csv")
+        calibration.agreement_dataframe().to_csv(out / "calibration_agreement.csv")
+        calibration.disagreements_dataframe().to_csv(out / "calibration_disagreements.csv",
+                                                     index=False)
     if results.settings.mode.get_result_type() == "distribution":
         write_posterior(results, out)
 

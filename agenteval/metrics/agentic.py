@@ -113,6 +113,7 @@ class Agentic:
         input_format: str | None = None,
         scorer: str | None = None,
         progress: bool | None = None,
+        labels: Any = None,
         **retriever_kwargs: Any,
     ) -> AgenticResults:
         """Evaluate every conversation and return per-conversation and suite results.
@@ -141,6 +142,10 @@ class Agentic:
             scorer: Inspect logs with several scorers: which one gives the outcome.
             progress: None shows progress bars once a phase takes more than a moment, False
                 turns them off (the judge's too), True always shows them.
+            labels: human labels to calibrate the judge against (a labels file, records or a
+                {(session_id, qa_id): 0/1} mapping; see ``agenteval.core.labels``), added to any
+                ``label`` / ``human_score`` in the data: ``results.calibration()`` then holds
+                the judge's agreement and the corrected headline.
         """
         if k is None:
             raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
@@ -151,6 +156,11 @@ class Agentic:
         outcome_threshold = check_outcome_threshold(outcome_threshold)
         matching = check_argument_matching(argument_matching)
         mode = statistical_mode if statistical_mode is not None else FrequentistMode()
+        given_labels = None
+        if labels is not None:   # a bad labels file fails before any judge call
+            from agenteval.core.labels import as_labels
+
+            given_labels = as_labels(labels)
         with collector_paused():  # loading makes no cycles (agenteval._gc)
             datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
                                      **retriever_kwargs)
@@ -167,10 +177,22 @@ class Agentic:
         results = evaluate(datasets, judge, settings, strict=strict,
                            include_history=include_history, verbose=verbose,
                            progress=progress)
+        attach_labels(results, datasets, given_labels)
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
         return results
+
+
+def attach_labels(results: AgenticResults, datasets: Sequence[Dataset], labels: Any) -> None:
+    """Give ``results`` the labels in the data plus ``labels`` (a Labels object or None)."""
+    from agenteval.core.labels import labels_from_datasets
+
+    found = labels_from_datasets(datasets)
+    if labels is not None:
+        found = labels + found if len(found) else labels
+    if len(found):
+        results.labels = found
 
 
 def evaluate(

@@ -10,8 +10,8 @@ by things the data shows (verdict, agent, task, length), never by their truth.
 
 * :func:`rogan_gladen` corrects a judge-positive rate q: theta = (q + sp - 1) / D (Rogan & Gladen
   1978), with a Fieller interval for that ratio, so it never divides by a D near 0: when D is
-  not significantly above 0 the interval is every theta in [0, 1] the data allow (often all of
-  [0, 1]), ``identified`` is False and :data:`NOT_IDENTIFIED` is warned.
+  not significantly above 0 the interval is [0, 1], ``identified`` is False and
+  :data:`NOT_IDENTIFIED` is warned.
 * :func:`ppi_mean` / :func:`stratified_ppi_mean`: prediction-powered inference (Angelopoulos et
   al. 2023, Science 382:669; power tuning, PPI++, Angelopoulos, Duchi & Zrnic 2023; strata,
   Fisch et al. 2024) where the labelled items are a random subset (of each stratum).
@@ -41,6 +41,7 @@ from agenteval.errors import ConfigError, check_level, check_unit
 
 __all__ = [
     "NOT_IDENTIFIED",
+    "NOT_IDENTIFIED_BAYES",
     "JudgeNotIdentifiedWarning",
     "Confusion",
     "confusion",
@@ -63,9 +64,14 @@ __all__ = [
 ]
 
 NOT_IDENTIFIED = ("this judge barely tells right from wrong (sensitivity + specificity - 1 is not "
-                  "clearly above 0): the corrected rate is not identified; the interval is every "
-                  "value the labels allow")
+                  "clearly above 0): the corrected rate is not identified; the interval is the "
+                  "bounds the labels allow")
 """The warning (and note) when the correction is not identified."""
+
+NOT_IDENTIFIED_BAYES = ("this judge barely tells right from wrong (sensitivity + specificity - 1 "
+                        "is not clearly above 0): the corrected posterior rests on the labelled "
+                        "items and the prior, not on the judge")
+"""The Bayesian model's version: its posterior stays proper, and wide."""
 
 
 class JudgeNotIdentifiedWarning(UserWarning):
@@ -312,7 +318,8 @@ def rogan_gladen(judge_positive: int, judge_total: int, conf: Confusion, *,
     the delta-method variance of Lee et al. (2025, "How to correctly report LLM-as-a-judge
     evaluations") as a quadratic in theta, and Agresti-Coull adjusted proportions (x + z^2/2) /
     (n + z^2) inside it, intersected with [0, 1]. It is bounded exactly when D is significantly
-    above 0; else the whole set is returned with ``identified=False`` and a warning.
+    above 0; else (an unbounded set: D may be 0, and then any rate fits) the interval is [0, 1],
+    the estimate nan, ``identified=False``, with a warning.
 
     >>> t = Confusion(tp=90, fn=10, fp=20, tn=80)
     >>> r = rogan_gladen(700, 1000, t)
@@ -355,21 +362,11 @@ def rogan_gladen(judge_positive: int, judge_total: int, conf: Confusion, *,
         lo, hi = min(max(lo, 0.0), 1.0), min(max(hi, 0.0), 1.0)
         est = min(max((q + sp - 1) / d, 0.0), 1.0) if d > 0 else math.nan
         return CorrectedRate(est, lo, hi, True, "Rogan-Gladen, Fieller interval", q)
-    # Unbounded Fieller set: f <= 0 outside the roots (or everywhere); its hull within [0, 1].
-    inside = _fieller_hull(qa2, qb, qc)
+    # An unbounded Fieller set: D may be 0, so every rate is possible. Its pieces inside
+    # [0, 1] are what a coin-like judge happens to allow, not information: report [0, 1].
     if warn:
         warnings.warn(NOT_IDENTIFIED, JudgeNotIdentifiedWarning, stacklevel=2)
-    return CorrectedRate(math.nan, inside[0], inside[1], False,
-                         "Rogan-Gladen (not identified)", q)
-
-
-def _fieller_hull(a: float, b: float, c: float) -> tuple[float, float]:
-    """The smallest interval in [0, 1] holding {t in [0, 1] : a t^2 + b t + c <= 0}."""
-    grid = np.linspace(0.0, 1.0, 2001)
-    ok = a * grid * grid + b * grid + c <= 0
-    if not ok.any():
-        return 0.0, 1.0
-    return float(grid[ok][0]), float(grid[ok][-1])
+    return CorrectedRate(math.nan, 0.0, 1.0, False, "Rogan-Gladen (not identified)", q)
 
 
 # --------------------------------------------------------------------------- PPI
@@ -609,12 +606,14 @@ def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: boo
     ``prob``: (draws, C) P(conversation truly fully correct) per parameter draw (posterior draws,
     or a bootstrap over both samples); ``task``: (C,) task index (attempts of one task share it;
     all distinct when tasks do not repeat). Each draw draws every conversation's latent truth
-    (seeded), then: Bayesian, p ~ Beta(a + full, b + C - full) and per task p_t ~ Beta(a0 + c_t,
-    b0 + n_t - c_t) under a moment-matched population prior (a0, b0) (:func:`_moment_prior`),
-    pass^k = mean_t p_t^k, pass@k = mean_t 1 - (1 - p_t)^k; frequentist, tasks are resampled too
-    (a bootstrap over tasks with their attempts), then the share of true full conversations
-    and per task the unbiased C(c_t, k)/C(n_t, k) (tau-bench), 1 - C(n_t - c_t, k)/C(n_t, k)
-    (Chen et al. 2021) over tasks with >= k attempts. ``point``
+    (seeded). The share: Bayesian, p ~ Beta(a + full, b + C - full); frequentist, the share of
+    true full conversations with the tasks resampled (a bootstrap over tasks with their
+    attempts). Task level, over tasks with >= k attempts, the unbiased C(c_t, k)/C(n_t, k)
+    (tau-bench) and 1 - C(n_t - c_t, k)/C(n_t, k) (Chen et al. 2021) of each task averaged with
+    bootstrap weights: multinomial (frequentist) or Dirichlet(1, ..., 1), the Bayesian bootstrap
+    (Rubin 1981), in the Bayesian modes. (A plug-in Beta population prior per draw, tried
+    first, covered pass^k only 0.85 of the time at 400 labels: it ignores the prior's own
+    uncertainty.) ``point``
     (C,), the plug-in probabilities, gives the frequentist estimate exactly (the expectation of
     the unbiased estimators over the latent truths, by elementary symmetric polynomials).
     ``basis`` is 'tasks' when some task has >= 2 attempts (and >= k), else 'pooled'.
@@ -628,7 +627,7 @@ def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: boo
     n_tasks = int(t.max()) + 1 if t.size else 0
     n_t = np.bincount(t, minlength=n_tasks)
     repeats = bool(n_tasks) and n_t.max() >= 2
-    use = n_t >= k if not bayesian else n_t >= 1
+    use = n_t >= k
     basis = "tasks" if repeats and use.any() else "pooled"
     rng = np.random.default_rng(seed)
     draws, c_n = prob.shape
@@ -656,18 +655,17 @@ def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: boo
             at[s:s + chunk] = 1 - (1 - p) ** k
             pw[s:s + chunk] = p ** k
             continue
+        nt = nt_f[use][None]
+        ct = c_t[:, use]
         if bayesian:
-            pa, pb = _moment_prior(c_t, nt_f)
-            pt = rng.beta(pa[:, None] + c_t, pb[:, None] + nt_f[None] - c_t)
-            at[s:s + chunk] = np.mean(1 - (1 - pt) ** k, 1)
-            pw[s:s + chunk] = np.mean(pt ** k, 1)
+            # Bayesian bootstrap over the tasks (Rubin 1981): Dirichlet(1, ..., 1) weights
+            wu = rng.standard_gamma(1.0, size=ct.shape)
         else:
-            nt = nt_f[use][None]
-            ct, wu = c_t[:, use], wt[:, use]
-            den = np.maximum(wu.sum(1), 1)
-            pw[s:s + chunk] = (wu * np.exp(_log_comb(ct, k) - _log_comb(nt, k))).sum(1) / den
-            at[s:s + chunk] = (wu * (1 - np.exp(_log_comb(nt - ct, k) - _log_comb(nt, k)))
-                               ).sum(1) / den
+            wu = wt[:, use]
+        den = np.where(wu.sum(1) > 0, wu.sum(1), np.nan)
+        pw[s:s + chunk] = (wu * np.exp(_log_comb(ct, k) - _log_comb(nt, k))).sum(1) / den
+        at[s:s + chunk] = (wu * (1 - np.exp(_log_comb(nt - ct, k) - _log_comb(nt, k)))
+                           ).sum(1) / den
 
     def summary(x: np.ndarray, exact: float | None) -> tuple[float, float, float]:
         lo, hi = np.quantile(x, [lo_q, hi_q])
@@ -697,7 +695,7 @@ def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: boo
         rate = (float(ir.mean()), *map(float, np.quantile(ir, [lo_q, hi_q])))
     note = ""
     if not identified:
-        note = NOT_IDENTIFIED
+        note = NOT_IDENTIFIED if bounds is not None else NOT_IDENTIFIED_BAYES
         if bounds is not None:
             low_c, high_c = (np.asarray(v, float) for v in bounds)
             share = (math.nan, float(low_c.mean()), float(high_c.mean()))
@@ -717,24 +715,6 @@ def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: boo
                         float(np.mean(1 - frac(nt - hi_t))))
     return CorrectedSuite(share=share, pass_at_k=at_k, pass_pow_k=pw_k, basis=basis,
                           interaction_rate=rate, identified=identified, method=method, note=note)
-
-
-def _moment_prior(c: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per row, a Beta(a, b) population prior for the tasks from method-of-moments.
-
-    c: (rows, tasks) successes, n: (tasks,) attempts. Mean mu of c/n; the between-task variance
-    is var(c/n) less the binomial part mean(mu (1 - mu) / n); kappa = mu (1 - mu) / var - 1,
-    kept in [0.5, 1e4] (1e4 when the tasks look alike). Empirical Bayes, so task-level pass^k
-    pools across tasks as the judge-only headline does (a flat prior per task is badly biased at
-    a few attempts per task).
-    """
-    ph = c / n[None]
-    mu = np.clip(ph.mean(1), 1e-3, 1 - 1e-3)
-    between = ph.var(1) - np.mean(mu[:, None] * (1 - mu[:, None]) / n[None], 1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        kappa = np.where(between > 0, mu * (1 - mu) / between - 1, 1e4)
-    kappa = np.clip(np.nan_to_num(kappa, nan=1e4), 0.5, 1e4)
-    return mu * kappa, (1 - mu) * kappa
 
 
 def _log_comb(n: np.ndarray, k: int) -> np.ndarray:
