@@ -26,7 +26,8 @@ from agenteval.statistical import judge_error as je
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["AgreementRow", "CorrectedRow", "Calibration", "calibrate", "judge_verdicts"]
+__all__ = ["AgreementRow", "CorrectedRow", "Calibration", "calibrate", "judge_verdicts",
+           "LabelPlanResult", "plan_labels"]
 
 CALIBRATION_VERSION = "1"
 
@@ -352,3 +353,109 @@ def _alpha(lab: Labels, rows: list[Any], judge: np.ndarray, threshold: float, le
         warnings.simplefilter("ignore", RuntimeWarning)
         alpha = je.krippendorff_alpha(np.vstack(matrix), level=level, n_boot=1000, seed=seed)
     return alpha, names
+
+
+# --------------------------------------------------------------------------- planning
+
+_BY = ("verdict", "agent", "task", "length")
+
+
+class LabelPlanResult(BaseModel):
+    """Which interactions to label next, and the interval width expected after."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    by: list[str] = _f("Strata: the judge's verdict crossed with these.")
+    level: float
+    labelled: int = _f("Interactions with a human truth now.")
+    add: int = _f("Labels the plan adds.")
+    width_now: float = _f("Expected width of the corrected interaction rate's interval now "
+                          "(inf while a stratum has no label).")
+    width_after: float = _f("Expected width after labelling the plan.")
+    width_proportional: float = _f("Expected width after as many labels spread in proportion "
+                                   "to stratum size (what the plan gains over it).")
+    strata: list[dict[str, Any]] = _f("Per stratum: key, size, labelled, labels to add.")
+    items: list[dict[str, str]] = _f("Interactions to label, drawn at random within each "
+                                     "stratum (seeded): session_id, qa_id.")
+    notes: list[str] = Field(default_factory=list)
+
+    def to_text(self) -> str:
+        lines = [f"label plan (strata: judge verdict x {', '.join(self.by[1:]) or 'nothing'}; "
+                 f"{self.labelled} labelled now, {self.add} more):",
+                 f"expected {self.level:.0%} interval width of the corrected rate: now "
+                 f"{self.width_now:.3f}, after {self.width_after:.3f} (same labels spread by "
+                 f"stratum size: {self.width_proportional:.3f})"]
+        head = f"{'stratum':<40}{'items':>7}{'labelled':>10}{'add':>6}"
+        lines += [head, "-" * len(head)]
+        for s in self.strata:
+            lines.append(f"{s['stratum'][:39]:<40}{s['items']:>7}{s['labelled']:>10}{s['add']:>6}")
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(self.to_text())}</pre>"
+
+
+def plan_labels(results: Any, labels: Any = None, *, add: int | None = None,
+                target_width: float | None = None, by: Sequence[str] = ("agent",),
+                seed: int = 0) -> LabelPlanResult:
+    """How many more labels, and which interactions, narrow the corrected rate's interval most.
+
+    ``results``: a run (``Agentic.run``) or the path of its ``results.json``; ``labels``: the
+    labels so far (as for :func:`calibrate`; default the run's own). Strata are the judge's
+    verdict crossed with ``by`` (any of 'agent', 'task', 'length'); the allocation and widths
+    are :func:`agenteval.statistical.judge_error.plan_labels` (checked by simulation in its
+    tests). Give ``add`` (labels to add) or ``target_width``.
+    """
+    from agenteval.errors import ConfigError
+
+    if isinstance(results, (str, bytes)) or hasattr(results, "__fspath__"):
+        from agenteval.results_io import load_results
+
+        results = load_results(results)
+    bad = [b for b in by if b not in _BY[1:]]
+    if bad:
+        raise ConfigError(f"by must name 'agent', 'task' or 'length', got {bad[0]!r}")
+    lab = as_labels(labels) if labels is not None else results.labels
+    truth = lab.truth(results.settings.threshold)[0] if lab is not None else {}
+    rows = [(m, r, v) for m, _, r, v in judge_verdicts(results) if not math.isnan(v)]
+    if not rows:
+        raise ConfigError("no judged interaction to plan labels for")
+    judge = np.array([v for *_, v in rows])
+    human = np.array([truth.get((m.session_id, r.qa_id), math.nan) for m, r, _ in rows])
+
+    def key(m: Any) -> str:
+        parts = []
+        for b in by:
+            if b == "agent":
+                parts.append(m.assistant_id)
+            elif b == "task":
+                parts.append(str(m.task_id))
+            else:
+                n = len(m.interactions)
+                parts.append("length 1" if n <= 1 else "length 2-3" if n <= 3 else "length 4+")
+        return " / ".join(parts)
+
+    extra = np.array([key(m) for m, _, _ in rows], dtype=object)
+    plan = je.plan_labels(judge, human, extra, add=add, target_width=target_width,
+                          level=float(results.settings.mode.ci_level))
+    rng = np.random.default_rng(seed)
+    items = []
+    strata = []
+    for (verdict, ex), n_add, n_lab, avail, in zip(plan.strata, plan.add, plan.labelled,
+                                                   plan.available, strict=True):
+        name = f"judge {'correct' if verdict else 'wrong'}" + (f" / {ex}" if ex else "")
+        strata.append({"stratum": name, "items": n_lab + avail, "labelled": n_lab, "add": n_add})
+        cand = np.flatnonzero((judge == verdict) & (extra == ex) & np.isnan(human))
+        for i in rng.choice(cand, size=min(n_add, cand.size), replace=False):
+            items.append({"session_id": rows[i][0].session_id, "qa_id": rows[i][1].qa_id})
+    return LabelPlanResult(by=["verdict", *by], level=plan.level,
+                           labelled=int(np.sum(~np.isnan(human))), add=plan.total_add,
+                           width_now=plan.width_now, width_after=plan.width_after,
+                           width_proportional=plan.width_proportional, strata=strata,
+                           items=items, notes=plan.notes)

@@ -113,3 +113,39 @@ def test_cli_bad_labels_file_is_one_line_before_judging(tmp_path: Path, capsys) 
     assert main(["run", str(src), "--k", "2", "--labels", str(lab)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "labels.jsonl, line 1, field 'label'" in err
+
+
+def test_plan_labels_api_and_cli(tmp_path: Path, capsys) -> None:
+    import agenteval
+
+    data, labels, truth_of = _suite(5)
+    res = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels)
+    plan = agenteval.plan_labels(res, add=40, by=["agent"])
+    assert plan.add == 40 and len(plan.items) == 40
+    assert plan.width_after < plan.width_now
+    labelled = {(r["session_id"], r["qa_id"]) for r in labels}
+    assert not {(i["session_id"], i["qa_id"]) for i in plan.items} & labelled
+    # each stratum's items really are that stratum's: verdict and agent
+    per = {}
+    for i in plan.items:
+        verdict = truth_of[(i["session_id"], i["qa_id"])][1]
+        agent = "a" if int(i["session_id"][1:]) % 2 else "b"
+        key = f"judge {'correct' if verdict else 'wrong'} / {agent}"
+        per[key] = per.get(key, 0) + 1
+    assert per == {s["stratum"]: s["add"] for s in plan.strata if s["add"]}
+    res.to_json()
+    out = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        src = tmp_path / "data.jsonl"
+        src.write_text("".join(json.dumps(d) + "\n" for d in data))
+        assert main(["run", str(src), "--k", "2", "--out", str(out), "--quiet"]) == 0
+    lab = tmp_path / "labels.jsonl"
+    lab.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    capsys.readouterr()
+    assert main(["plan", "--results", str(out / "results.json"), "--labels", str(lab),
+                 "--add", "40", "--items-out", str(tmp_path / "next.jsonl")]) == 0
+    text = capsys.readouterr().out
+    assert "label plan" in text and f"after {plan.width_after:.3f}" in text
+    assert len((tmp_path / "next.jsonl").read_text().splitlines()) == 40
+    assert main(["plan", "--results", str(out / "results.json"), "--labels", str(lab)]) == 2
