@@ -26,7 +26,7 @@ from agenteval.statistical import judge_error as je
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["AgreementRow", "CorrectedRow", "Calibration", "calibrate", "judge_verdicts",
+__all__ = ["AgreementRow", "CorrectedRow", "CorrectedComparison", "Calibration", "calibrate", "judge_verdicts",
            "LabelPlanResult", "plan_labels"]
 
 CALIBRATION_VERSION = "1"
@@ -96,6 +96,22 @@ class CorrectedRow(BaseModel):
     note: str = ""
 
 
+class CorrectedComparison(BaseModel):
+    """Two agents compared on judge-corrected values (a - b), per draw of the correction."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    a: str
+    b: str
+    quantity: str = _f("'share', 'pass_at_k' or 'pass_pow_k' (judge-corrected).")
+    difference: float
+    low: float
+    high: float
+    p_greater: float = _f("P(a > b) (Bayesian modes; NaN in the frequentist mode).")
+    p_value: float = _f("Bootstrap two-sided p-value (frequentist; NaN in Bayesian modes).")
+    method: str = _f("Always says judge-corrected, and how.")
+
+
 class Calibration(BaseModel):
     """The judge against human labels for one run."""
 
@@ -117,7 +133,17 @@ class Calibration(BaseModel):
     raters: list[str] = _f("The raters alpha is computed over ('judge' = the run's judge).")
     disagreements: list[dict[str, Any]] = _f("Labelled items where judge and truth differ.")
     corrected: list[CorrectedRow]
+    comparisons: list[CorrectedComparison] = _f(
+        "Every pair of agents on the judge-corrected values (not yet in the summary's own "
+        "comparisons and ranking, which stay judge-only).", default_factory=list)
     notes: list[str] = Field(default_factory=list)
+
+    def comparisons_dataframe(self) -> pd.DataFrame:
+        """Judge-corrected comparisons, one row per pair and quantity."""
+        import pandas as pd
+
+        return pd.DataFrame([c.model_dump() for c in self.comparisons],
+                            columns=list(CorrectedComparison.model_fields))
 
     def agreement_dataframe(self) -> pd.DataFrame:
         import pandas as pd
@@ -166,6 +192,13 @@ class Calibration(BaseModel):
         lines += [f"  method: {m}" for m in methods]
         notes = list(dict.fromkeys([*self.notes, *(r.note for r in self.corrected if r.note)]))
         lines += [f"note: {n}" for n in notes]
+        if self.comparisons:
+            lines += ["", "judge-corrected comparisons (a - b):"]
+            for c in self.comparisons:
+                extra = (f"P(a>b) {c.p_greater:.3f}" if math.isfinite(c.p_greater)
+                         else f"p {c.p_value:.3f}")
+                lines.append(f"  {c.a} - {c.b}  {c.quantity:<11}"
+                             f"{iv(c.difference, c.low, c.high):>26}  {extra}")
         if self.disagreements:
             lines.append(f"{len(self.disagreements)} labelled interaction(s) where the judge and "
                          "the human disagree (Calibration.disagreements_dataframe())")
@@ -313,6 +346,16 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
     if not all(r.identified for r in corrected):
         warnings.warn(je.NOT_IDENTIFIED_BAYES if bayesian else je.NOT_IDENTIFIED,
                       je.JudgeNotIdentifiedWarning, stacklevel=2)
+    comparisons = []
+    named = [(agents[g], out[g]) for g in range(len(agents)) if g in out]
+    for i, (na, ca) in enumerate(named):
+        for nb, cb in named[i + 1:]:
+            if not (ca.identified and cb.identified) and not bayesian:
+                continue
+            for q in ("share", "pass_at_k", "pass_pow_k"):
+                d = je.compare_draws(ca.draws[q], cb.draws[q], level=level, bayesian=bayesian)
+                comparisons.append(CorrectedComparison(
+                    a=na, b=nb, quantity=q, method=f"judge-corrected ({ca.method})", **d))
     dis = [{"session_id": m.session_id, "qa_id": r.qa_id, "assistant_id": m.assistant_id,
             "score": r.score, "judge": int(v), "human": int(human[i])}
            for i, (m, _, r, v) in enumerate(rows) if both[i] and v != human[i]]
@@ -321,7 +364,8 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
     return Calibration(k=settings.k, level=level, labels_source=lab.source, ratings=len(lab),
                        matched=matched, unmatched=unmatched, ties=ties, agreement=agreement,
                        alpha=alpha[0], alpha_low=alpha[1], alpha_high=alpha[2], raters=raters,
-                       disagreements=dis, corrected=corrected, notes=notes)
+                       disagreements=dis, corrected=corrected, comparisons=comparisons,
+                       notes=notes)
 
 
 def _alpha(lab: Labels, rows: list[Any], judge: np.ndarray, threshold: float, level: float,

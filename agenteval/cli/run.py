@@ -517,6 +517,9 @@ def write_outputs(results: Any, out: Path) -> None:
         calibration.agreement_dataframe().to_csv(out / "calibration_agreement.csv")
         calibration.disagreements_dataframe().to_csv(out / "calibration_disagreements.csv",
                                                      index=False)
+        if calibration.comparisons:
+            calibration.comparisons_dataframe().to_csv(out / "calibration_comparisons.csv",
+                                                       index=False)
     if results.settings.mode.get_result_type() == "distribution":
         write_posterior(results, out)
 

@@ -59,6 +59,7 @@ __all__ = [
     "CorrectedSuite",
     "corrected_suite",
     "correct_conversations",
+    "compare_draws",
     "LabelPlan",
     "plan_labels",
 ]
@@ -593,6 +594,25 @@ class CorrectedSuite:
     identified: bool
     method: str
     note: str = ""
+    draws: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
+    """Per parameter draw: 'share', 'pass_at_k', 'pass_pow_k' (aligned across the groups of one
+    :func:`correct_conversations` call, so differences between groups are per draw)."""
+
+
+def compare_draws(a: np.ndarray, b: np.ndarray, *, level: float = 0.95,
+                  bayesian: bool = True) -> dict[str, float]:
+    """a - b from aligned draws: mean, equal-tailed interval, and P(a > b) (Bayesian) or the
+    bootstrap's two-sided p-value (2 min(share <= 0, share >= 0), frequentist)."""
+    d = np.asarray(a, float) - np.asarray(b, float)
+    d = d[np.isfinite(d)]
+    if d.size == 0:
+        return {"difference": math.nan, "low": math.nan, "high": math.nan,
+                "p_greater": math.nan, "p_value": math.nan}
+    lo, hi = np.quantile(d, [(1 - level) / 2, (1 + level) / 2])
+    p_gt = float(np.mean(d > 0))
+    p_val = float(min(1.0, 2 * min(np.mean(d <= 0), np.mean(d >= 0))))
+    return {"difference": float(d.mean()), "low": float(lo), "high": float(hi),
+            "p_greater": p_gt if bayesian else math.nan, "p_value": math.nan if bayesian else p_val}
 
 
 def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: bool,
@@ -714,7 +734,8 @@ def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: boo
                 at_k = (math.nan, float(np.mean(1 - frac(nt - lo_t))),
                         float(np.mean(1 - frac(nt - hi_t))))
     return CorrectedSuite(share=share, pass_at_k=at_k, pass_pow_k=pw_k, basis=basis,
-                          interaction_rate=rate, identified=identified, method=method, note=note)
+                          interaction_rate=rate, identified=identified, method=method, note=note,
+                          draws={"share": full, "pass_at_k": at, "pass_pow_k": pw})
 
 
 def _log_comb(n: np.ndarray, k: int) -> np.ndarray:
