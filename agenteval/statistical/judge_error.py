@@ -832,7 +832,7 @@ def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any,
 
         th = theta_of(q, se, sp)
         se, sp = np.broadcast_to(se, th.shape), np.broadcast_to(sp, th.shape)
-        keep = ~np.isnan(th).any(1) if n_g else np.ones(draws, bool)
+        keep = ~np.isnan(th[:, nu > 0]).any(1) if n_g else np.ones(draws, bool)
         # a group with no judged unlabelled item: its theta never enters a product; use 1/2
         th = np.where(nu[None] > 0, th, 0.5)
         se, sp, th = se[keep], sp[keep], th[keep]

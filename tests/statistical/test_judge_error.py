@@ -363,3 +363,15 @@ def test_judge_error_imports_nothing_heavy() -> None:
                          check=True).stdout
     for banned in ("pandas", "matplotlib", "pymc", "agenteval.judge", "agenteval.core"):
         assert f"'{banned}'" not in out
+
+
+def test_a_group_with_every_interaction_labelled_keeps_the_others_identified() -> None:
+    s = make_suite(np.random.default_rng(3), n_labels=300)
+    s.human[s.group[s.conversation] == 1] = s.truth[s.group[s.conversation] == 1]
+    out = je.correct_conversations(s.conversation, s.judge, s.human, s.group, s.task, k=2,
+                                   bayesian=False, draws=300)
+    assert out[0].identified and out[1].identified
+    # agent 1 is fully labelled: its share is the labels' own, with the task bootstrap only
+    full = np.ones(s.group.size, bool)
+    np.logical_and.at(full, s.conversation, s.truth == 1)
+    assert out[1].share[0] == pytest.approx(full[s.group == 1].mean())
