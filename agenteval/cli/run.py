@@ -12,6 +12,8 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agenteval.cli.graders import (add_grader_arguments, grader_options, grader_text,
+                                   write_grader_outputs)
 from agenteval.errors import AgentEvalError, ConfigError
 
 FORMATS = ("table", "json", "csv")
@@ -57,7 +59,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="human labels (JSONL/CSV keyed by session_id, qa_id): the judge's "
                      "agreement and the judge-corrected headline (agenteval.core.labels)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
-    run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
+    run.add_argument("--strict", action="store_true", help="fail if any judge call fails or an Inspect "
+                     "log is incomplete (cancelled, errored, epochs missing or beyond the count)")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
                      help="exit 1 when fewer than this share of interactions got a verdict "
                      "(default: %(default)s; 0 accepts any run that judged something)")
@@ -91,6 +94,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        help="NUTS implementation (default: auto = nutpie when installed)")
     bayes.add_argument("--seed", type=int, help="random seed of all sampling (default: 42)")
     add_judge_arguments(run)
+    add_grader_arguments(run)
     run.set_defaults(handler=run_command)
     return run
 
@@ -200,6 +204,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
             check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
+    own_graders = grader_options(args)
     report_cap = _report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
@@ -212,7 +217,8 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
                               progress=False if getattr(args, "quiet", False) else None,
-                              labels=getattr(args, "labels", None))
+                              labels=getattr(args, "labels", None),
+                              **own_graders)
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
         results.calibration()   # with labels: computed once, its warnings caught here
@@ -459,6 +465,7 @@ def format_table(results: Any) -> str:
         summary.to_text(),
         "",
         *_task_lines(summary),
+        *grader_text(results),
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
         f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}"
         "  (judgments)"
@@ -508,6 +515,7 @@ def write_outputs(results: Any, out: Path) -> None:
     if summary.comparisons:
         summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
         summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
+    write_grader_outputs(results, out)
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")

@@ -162,6 +162,8 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
     Each line joins a task's raw rate (left) to its posterior mean (right); markers scale with
     the number of attempts, so small tasks visibly move further toward their agent's mean.
     """
+    from matplotlib.collections import LineCollection
+
     from agenteval import _arviz
 
     data = _idata(results, idata)
@@ -183,10 +185,13 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
         for i, agent in enumerate(agents):
             colour = PALETTE[i % len(PALETTE)]
             sel = (agent_of == i) & np.isfinite(raw)
-            for r0, r1, size in zip(raw[sel], pooled[sel], n[sel]):
-                axis.plot([0, 1], [r0, r1], color=colour, lw=0.7, alpha=0.7)
-                axis.scatter([0], [r0], s=8 + 6 * size, color=colour, alpha=0.8, lw=0)
-                axis.scatter([1], [r1], s=8 + 6 * size, color=colour, alpha=0.8, lw=0)
+            # one collection per agent, not three artists per task: linear in tasks (issue 18.12)
+            r0, r1, size = raw[sel], pooled[sel], 8 + 6 * n[sel]
+            axis.add_collection(LineCollection(np.stack([np.stack([np.zeros_like(r0), r0], 1),
+                                                         np.stack([np.ones_like(r1), r1], 1)], 1),
+                                               colors=colour, linewidths=0.7, alpha=0.7))
+            axis.scatter(np.r_[np.zeros_like(r0), np.ones_like(r1)], np.r_[r0, r1],
+                         s=np.r_[size, size], color=colour, alpha=0.8, lw=0)
             if "mu" in post:
                 axis.axhline(float(post["mu"].sel(agent=agent).mean()), color=colour, lw=0.8,
                              ls=":", label=f"{agent}: population mean mu")

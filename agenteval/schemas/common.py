@@ -109,6 +109,19 @@ def _unit_number(v: Any, *, allow_bool: bool) -> Any:
     return f
 
 
+def _criteria(v: Any) -> Any:
+    """Rubric criteria: a non-empty text or a list of them (text, never code)."""
+    if v is None:
+        return None
+    items = [v] if isinstance(v, str) else v
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"expected a criterion text or a non-empty list of texts, got {v!r}")
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ValueError(f"each rubric criterion must be a non-empty text, got {item!r}")
+    return [item.strip() for item in items]
+
+
 class ToolCall(_DictAccess):
     """A tool call the agent made."""
 
@@ -198,6 +211,10 @@ class Batch(_Record):
     human_score: float | None = Field(
         default=None, description="A human's score in [0, 1] to calibrate the judge against, "
         "compared with the run's threshold; the judge still scores the interaction.")
+    rubric: list[str] | None = Field(
+        default=None, description="Rubric criteria for this interaction (a text or a list of "
+        "texts), each judged pass/fail by the LLM judge (agenteval.judge.rubric)."
+    )
 
     @field_validator("qa_id", mode="before")
     @classmethod
@@ -217,6 +234,7 @@ class Batch(_Record):
         if v is not None and not isinstance(v, bool):
             raise ValueError(f"expected true/false or 0/1, got {v!r}")
         return v
+    _rubric = field_validator("rubric", mode="before")(classmethod(lambda cls, v: _criteria(v)))
 
 
 class Dataset(_Record):
@@ -243,6 +261,12 @@ class Dataset(_Record):
         default=None, ge=0, description="Which attempt at its task this is (tau-bench trial, "
         "Inspect epoch), as the harness numbered it."
     )
+    rubric: list[str] | None = Field(
+        default=None, description="Rubric criteria for every interaction of this conversation "
+        "(added to each interaction's own)."
+    )
+
+    _rubric = field_validator("rubric", mode="before")(classmethod(lambda cls, v: _criteria(v)))
 
     @field_validator("outcome", mode="before")
     @classmethod
