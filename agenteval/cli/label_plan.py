@@ -23,13 +23,15 @@ def add_label_arguments(p: argparse.ArgumentParser) -> None:
 
 def label_plan_command(args: argparse.Namespace) -> int:
     """Parse, call :func:`agenteval.plan_labels`, print."""
-    from agenteval.calibration import plan_labels
+    from agenteval.results.calibration import plan_labels
 
     if args.results is None:
         raise ConfigError("--labels plans labels for a run: give its --results results.json")
     if (args.add is None) == (args.width is None):
         raise ConfigError("give --add N (labels to add) or --width W (interval width wanted)")
-    plan = plan_labels(args.results, args.labels, add=args.add, target_width=args.width,
+    from agenteval.results.io import load_results
+
+    plan = plan_labels(load_results(args.results), args.labels, add=args.add, target_width=args.width,
                        by=args.by, seed=args.seed)
     if args.items_out:
         _write_atomic(args.items_out, "".join(json.dumps(i) + "\n" for i in plan.items))

@@ -17,6 +17,10 @@ from agenteval.cli.graders import (add_grader_arguments, grader_options, grader_
 from agenteval.errors import AgentEvalError, ConfigError
 
 FORMATS = ("table", "json", "csv")
+FIGURE_FORMATS = ("png", "pdf", "svg")
+DEFAULT_FIGURES = ("png",)
+"""Figure files --out writes by default: the report embeds PNG; each further format costs about
+as much again as the whole offline evaluation of the demo (PDF: font embedding)."""
 DEFAULT_K = 3
 """k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
 DEFAULT_MIN_JUDGED = 0.95
@@ -51,6 +55,10 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="bayesian mode: Beta(A, B) prior (default: 1 1)")
     run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
                      "CSV files and results.json (reload with agenteval show)")
+    run.add_argument("--figures", nargs="+", choices=FIGURE_FORMATS, default=list(DEFAULT_FIGURES),
+                     metavar="FORMAT", help="--out, Bayesian modes: formats of the posterior "
+                     "figures in DIR/figures, any of png, pdf, svg (default: png, which the "
+                     "report embeds; add pdf for a paper: vector, fonts embedded)")
     run.add_argument("--report-max-conversations", type=int, metavar="N", default=None,
                      help="--out: report.html drills down into at most N conversations, the "
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
@@ -205,7 +213,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     own_graders = grader_options(args)
-    report_cap = _report_cap(args)
+    cap = report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
     loaded = load_for_run(args) if source is None else load_datasets(source)
@@ -223,13 +231,14 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         results.summary()
         results.calibration()   # with labels: computed once, its warnings caught here
         if args.out is not None:
-            write_outputs(results, args.out)
-            write_run_report(results, args.out, datasets, max_conversations=report_cap)
+            write_outputs(results, args.out,
+                          figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
+            write_run_report(results, args.out, datasets, max_conversations=cap)
     return results, caught
 
 
-def _report_cap(args: argparse.Namespace) -> int:
-    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
+def report_cap(args: argparse.Namespace) -> int:
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
 
     value = getattr(args, "report_max_conversations", None)
     if value is not None and value < 0:
@@ -239,7 +248,7 @@ def _report_cap(args: argparse.Namespace) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     results, caught = evaluate_args(args)
-    _print_warnings(caught)
+    print_warnings(caught)
     wrote = (None if args.out is None else
              f"wrote results to {args.out}/ (open {args.out / 'report.html'} in a browser; "
              f"`agenteval show {args.out}` prints this summary again)")
@@ -285,7 +294,7 @@ def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
     return rules
 
 
-def _print_warnings(caught: list[Any]) -> None:
+def print_warnings(caught: list[Any]) -> None:
     """agenteval's own warnings (not identified, failed diagnostics) as one line each on stderr."""
     seen = set()
     for w in caught:
@@ -366,7 +375,7 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
                       data_described: bool = True) -> None:
     """The command line and data files go into the results' manifest (the magic passes its own
     command line, and data files only when SOURCE was a file)."""
-    from agenteval.results_io import describe_source
+    from agenteval.results.io import describe_source
 
     results.provenance.update({
         "command": command or shlex.join(["agenteval", *getattr(args, "argv", [])]),
@@ -387,7 +396,7 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
 def write_run_report(results: Any, out: Path, datasets: list[Any], *,
                      max_conversations: int | None = None) -> None:
     """report.html, after the other outputs so it can embed the figures written next to it."""
-    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, write_report
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, write_report
 
     write_report(results, out / "report.html", datasets=datasets, figures_dir=out,
                  max_conversations=(DEFAULT_MAX_CONVERSATIONS if max_conversations is None
@@ -400,7 +409,7 @@ def judged_policy(results: Any, *, min_judged: float) -> int:
     A rate computed from the few interactions a failing judge did score is not the suite's rate,
     so a heavily failed run must not look like a success to a script or CI job.
     """
-    from agenteval.failures import group_failures, judged_share
+    from agenteval.results.failures import group_failures, judged_share
 
     judged, total = judged_share(results)
     groups = group_failures(results)
@@ -429,7 +438,7 @@ def format_table(results: Any) -> str:
     """Per-conversation table, then the suite summary."""
     import pandas as pd
 
-    from agenteval.results import format_interval
+    from agenteval.present.text import format_interval
 
     k = results.k
     df = results.to_dataframe()
@@ -502,7 +511,7 @@ def _task_lines(summary: Any) -> list[str]:
             "C(c,k)/C(n,k), as tau-bench prints pass^k):", *lines, ""] if lines else []
 
 
-def write_outputs(results: Any, out: Path) -> None:
+def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT_FIGURES) -> None:
     """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
     comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
     posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
@@ -520,7 +529,7 @@ def write_outputs(results: Any, out: Path) -> None:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
     calibration = results.calibration()
-    if calibration is not None:   # calibration*.csv: agenteval.calibration
+    if calibration is not None:   # calibration*.csv: agenteval.results.calibration
         calibration.to_dataframe().to_csv(out / "calibration.csv")
         calibration.agreement_dataframe().to_csv(out / "calibration_agreement.csv")
         calibration.disagreements_dataframe().to_csv(out / "calibration_disagreements.csv",
@@ -529,24 +538,29 @@ def write_outputs(results: Any, out: Path) -> None:
             calibration.comparisons_dataframe().to_csv(out / "calibration_comparisons.csv",
                                                        index=False)
     if results.settings.mode.get_result_type() == "distribution":
-        write_posterior(results, out)
+        write_posterior(results, out, formats=figures)
 
 
-def write_posterior(results: Any, out: Path) -> list[Path]:
-    """posterior.nc and the posterior figures; returns the files written."""
+def write_posterior(results: Any, out: Path, *,
+                    formats: tuple[str, ...] = DEFAULT_FIGURES) -> list[Path]:
+    """posterior.nc and the posterior figures, from the draws the results hold (nothing is
+    sampled again); no figure when nothing was judged (it would draw the prior). Returns the
+    files written."""
     import matplotlib.pyplot as plt
 
-    from agenteval import _arviz, plots
+    from agenteval import plots
 
-    idata = results.to_inference_data()
-    written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]
-    has_tasks = any(r.tasks for r in results.summary().rows)
+    written = [Path(results.to_netcdf(out / "posterior.nc"))]
+    rows = results.summary().rows
+    if not any(r.complete for r in rows):
+        return written
     figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
                "prior_posterior": plots.plot_prior_posterior}
-    if has_tasks:
+    if any(r.tasks for r in rows):
         figures["shrinkage"] = plots.plot_shrinkage
     for stem, draw in figures.items():
-        fig = draw(results, idata=idata)
-        written += plots.export(fig, out / "figures" / stem, formats=("pdf", "png"), dpi=200)
+        fig = draw(results)
+        written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,
+                                png_compress_level=1)
         plt.close(fig)
     return written

@@ -189,7 +189,7 @@ class HierarchicalFit:
     seed: int | None
     diagnostics: dict[str, Any] = field(default_factory=dict)
     idata: Any = None
-    """PyMC's InferenceData (MCMC only); :mod:`agenteval._arviz` builds a full one."""
+    """PyMC's InferenceData (MCMC only); :mod:`agenteval._util.arviz` builds a full one."""
     names: list[str] = field(default_factory=list)
     """Group (agent) names, in code order."""
 
@@ -502,7 +502,7 @@ def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPri
 
 def _diagnostics(idata: Any, sampler: SamplerSettings, name: str, seconds: float) -> dict[str, Any]:
     """Max r_hat, min bulk and tail ESS over mu and log kappa, and the divergence count."""
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     var_names = ["mu", "log_kappa"]
     rhat = _arviz.max_over(_arviz.rhat(idata, var_names))

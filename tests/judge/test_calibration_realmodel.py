@@ -49,7 +49,7 @@ def _with_mode(results, mode):
 def test_real_judge_calibrated_against_the_references(llama_server, tmp_path):  # noqa: F811
     from agenteval import Agentic, BayesianMode, FrequentistMode
     from agenteval.judge.llm import LLMJudge
-    from agenteval.calibration import calibrate
+    from agenteval.results.calibration import calibrate
 
     rows = demo_rows()
     truth = {(m.session_id, i.qa_id): int(i.is_correct)

@@ -450,7 +450,8 @@ def plan_labels(results: Any, labels: Any = None, *, add: int | None = None,
                 seed: int = 0) -> LabelPlanResult:
     """How many more labels, and which interactions, narrow the corrected rate's interval most.
 
-    ``results``: a run (``Agentic.run``) or the path of its ``results.json``; ``labels``: the
+    ``results``: a run (``Agentic.run``, or ``agenteval.load_results`` of its ``results.json``);
+    ``labels``: the
     labels so far (as for :func:`calibrate`; default the run's own). Strata are the judge's
     verdict crossed with ``by`` (any of 'agent', 'task', 'length'); the allocation and widths
     are :func:`agenteval.statistical.judge_error.plan_labels` (checked by simulation in its
@@ -458,10 +459,6 @@ def plan_labels(results: Any, labels: Any = None, *, add: int | None = None,
     """
     from agenteval.errors import ConfigError
 
-    if isinstance(results, (str, bytes)) or hasattr(results, "__fspath__"):
-        from agenteval.results_io import load_results
-
-        results = load_results(results)
     bad = [b for b in by if b not in _BY[1:]]
     if bad:
         raise ConfigError(f"by must name 'agent', 'task' or 'length', got {bad[0]!r}")

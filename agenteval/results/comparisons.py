@@ -1,7 +1,7 @@
 """Agent comparisons, ranking and the quality table as result rows (presentation only).
 
-``agenteval.statistical.compare`` and ``agenteval.statistical.quality`` do the math on arrays;
-this module turns an evaluation's conversations into those arrays and the answers into typed
+``agenteval.statistical.summarise`` computes them from the table of counts (with
+``statistical.compare`` and ``statistical.quality``); this module turns its answers into typed
 rows for ``SuiteSummary`` (text, HTML, CSV, JSON).
 """
 
@@ -15,6 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 if TYPE_CHECKING:
     from agenteval.statistical.compare import ComparisonTable
     from agenteval.statistical.quality import Thresholds
+
+__all__ = ["AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields"]
 
 
 class AgentComparison(BaseModel):
@@ -80,40 +82,11 @@ class QualityRow(BaseModel):
     basis: str = Field(description="What the estimates rest on.")
 
 
-def _complete(results: Any) -> tuple[list[str], list[str | None], list[bool]]:
-    done = [m for m in results if m.judge_errors == 0]
-    return ([m.assistant_id for m in done], [m.task_id for m in done],
-            [m.is_fully_correct is True for m in done])
-
-
-def comparison_table(results: Any, *, adjust: str = "holm") -> ComparisonTable:
-    """Every pair of agents, the ranking and adjusted p-values, with draws (for figures)."""
-    from agenteval.statistical.compare import compare_agents
-
-    agent, task, success = _complete(results)
-    names = list(dict.fromkeys(m.assistant_id for m in results))
-    return compare_agents(agent, task, success, k=results.k, mode=results.settings.mode,
-                          adjust=adjust, names=names, hyper=_hyper(results))
-
-
-def _hyper(results: Any) -> dict[str, tuple[Any, Any]] | None:
-    """Per agent, the (mu, kappa) draws of the mode's fit over tasks (hierarchical / empirical
-    Bayes), for the paired model; None in the conjugate and frequentist modes."""
-    if getattr(results.settings.mode, "method", "conjugate") == "conjugate":
-        return None
-    fit = results.task_fit() if hasattr(results, "task_fit") else None
-    if fit is None or not getattr(fit, "names", None):
-        return None
-    mu, kappa = fit.flat
-    return {name: (mu[:, g], kappa[:, g]) for g, name in enumerate(fit.names)}
-
-
-def summary_fields(results: Any) -> dict[str, Any]:
-    """The comparison, ranking and quality fields of ``SuiteSummary``."""
-    out: dict[str, Any] = {"quality": agent_quality(results)}
-    if len({m.assistant_id for m in results}) < 2:
-        return out
-    table = results.comparison_table()
+def summary_fields(table: ComparisonTable | None) -> dict[str, Any]:
+    """The comparison and ranking fields of ``SuiteSummary`` from the results' comparison table
+    (``statistical.summarise.comparisons``; None with one agent)."""
+    if table is None:
+        return {}
     comparisons = []
     notes: list[str] = []
     methods: list[str] = []
@@ -135,23 +108,8 @@ def summary_fields(results: Any) -> dict[str, Any]:
                            rank_low=float(r.rank_low[i]), rank_high=float(r.rank_high[i]))
                    for i, a in enumerate(r.agents)]
         methods.append(f"ranking: {r.method}")
-    return {**out, "comparisons": comparisons, "comparison_method": "\n".join(methods),
+    return {"comparisons": comparisons, "comparison_method": "\n".join(methods),
             "comparison_adjust": table.adjust, "comparison_notes": notes, "ranking": ranking}
-
-
-def agent_quality(results: Any, *, thresholds: Thresholds | None = None) -> list[QualityRow]:
-    """The quality table per agent (task-level where tasks repeat, else pooled conversations)."""
-    from agenteval.statistical.quality import assess_agents
-
-    agent, task, success = _complete(results)
-    if not agent:
-        return []
-    return [QualityRow(unit=q.agent, pass_at_k=q.pass_at_k, pass_pow_k=q.pass_pow_k, label=q.label,
-                       prob_reliable=q.prob_reliable, prob_inconsistent=q.prob_inconsistent,
-                       prob_needs_improvement=q.prob_needs_improvement,
-                       prob_unlabelled=q.prob_unlabelled, basis=q.basis)
-            for q in assess_agents(agent, task, success, k=results.k, mode=results.settings.mode,
-                                   thresholds=thresholds, hyper=_hyper(results))]
 
 
 def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
@@ -159,7 +117,7 @@ def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
     """The table per conversation (its n judged interactions, c correct; Fair Forge's unit)."""
     import numpy as np
 
-    from agenteval.statistical.compare import _is_bayes
+    from agenteval.statistical.modes import BayesianMode
     from agenteval.statistical.quality import LABELS, assess, label_probabilities_beta
 
     mode, k = results.settings.mode, results.k
@@ -168,7 +126,7 @@ def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
     at = np.array([m.pass_at_k for m in results], dtype=float)
     pw = np.array([m.pass_pow_k for m in results], dtype=float)
     labels = assess(at, pw, thresholds=thresholds)
-    if _is_bayes(mode) and n.size:
+    if isinstance(mode, BayesianMode) and n.size:
         probs = label_probabilities_beta(mode.beta_prior_a + c, mode.beta_prior_b + n - c, k,
                                          thresholds=thresholds)
         probs = {key: np.where(n == 0, np.nan, v) for key, v in probs.items()}
@@ -182,67 +140,3 @@ def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
                        prob_needs_improvement=float(probs["Needs improvement"][i]),
                        prob_unlabelled=float(probs["Unlabelled"][i]), basis=basis)
             for i, m in enumerate(results)]
-
-
-# --------------------------------------------------------------------------- text and HTML
-
-
-def _p(x: float) -> str:
-    """Probabilities from draws or resamples resolve no better than ~1e-3: say so."""
-    if math.isnan(x):
-        return "n/a"
-    return "< 0.001" if x < 0.001 else "> 0.999" if x > 0.999 else f"{x:.3f}"
-
-
-def text_lines(summary: Any) -> list[str]:
-    """The comparison, ranking and quality sections of ``SuiteSummary.to_text()``."""
-    from agenteval.results import _prob, format_interval
-
-    lines: list[str] = []
-    if summary.comparisons:
-        lines += ["", "agent comparisons (A - B; paired on shared task_ids, else independent):"]
-        current = None
-        for c in summary.comparisons:
-            pair = (c.agent_a, c.agent_b)
-            if pair != current:
-                current = pair
-                shared = f", {c.shared_tasks} shared tasks" if c.method == "paired" else ""
-                lines.append(f"  A={c.agent_a} vs B={c.agent_b} ({c.method}{shared}):")
-            if math.isnan(c.prob_a_better):
-                extra = (f"  p {_p(c.p_value)}, adjusted ({summary.comparison_adjust}) "
-                         f"{_p(c.p_adjusted)}")
-            else:
-                exact = c.scope == "conversations"  # quadrature, not draws: keep its digits
-                extra = f"  P(A > B) {_prob(c.prob_a_better) if exact else _p(c.prob_a_better)}"
-            lines.append(f"    {c.quantity:<9} {c.scope:<14} A {c.rate_a:.3f}  B {c.rate_b:.3f}  "
-                         f"A - B = {format_interval(c.difference, c.difference_low, c.difference_high)}"
-                         f"{extra}")
-        lines += [f"  method, {m}" for m in summary.comparison_method.split("\n") if m]
-        lines += [f"  note: {n}" for n in summary.comparison_notes]
-        if summary.comparison_adjust not in ("none", ""):
-            lines.append(f"  p-values adjusted for the {len({(c.agent_a, c.agent_b) for c in summary.comparisons})} "
-                         f"agent pairs per quantity by {_ADJUST[summary.comparison_adjust]}; "
-                         "intervals are per comparison")
-    if summary.ranking:
-        r0 = summary.ranking[0]
-        lines += ["", f"ranking by {r0.quantity} ({r0.scope}):"]
-        for r in sorted(summary.ranking, key=lambda r: r.expected_rank):
-            lines.append(f"  {r.agent[:30]:<31} mean {r.mean:.3f}  P(best) {r.prob_best:.3f}  "
-                         f"expected rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]")
-    if summary.quality:
-        k = summary.k
-        lines += ["", f"quality (Fair Forge: Reliable pass@{k} > 0.95 and pass^{k} > 0.70; "
-                  f"Inconsistent pass@{k} > 0.95 and pass^{k} < 0.50; Needs improvement "
-                  f"pass@{k} < 0.70):"]
-        for q in summary.quality:
-            probs = ("" if math.isnan(q.prob_reliable) else
-                     f"  P(Reliable) {q.prob_reliable:.3f}  P(Inconsistent) {q.prob_inconsistent:.3f}"
-                     f"  P(Needs improvement) {q.prob_needs_improvement:.3f}")
-            lines.append(f"  {q.unit[:30]:<31} pass@{k} {q.pass_at_k:.3f}  pass^{k} "
-                         f"{q.pass_pow_k:.3f}  {q.label or 'n/a':<18}{probs}  ({q.basis})")
-    return lines
-
-
-_ADJUST = {"holm": "Holm (1979)", "bh": "Benjamini-Hochberg (1995)"}
-
-

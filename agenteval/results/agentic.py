@@ -1,0 +1,555 @@
+"""Result containers: a list of per-conversation metrics that also summarises the suite.
+
+``AgenticResults`` is a ``list`` of ``AgenticMetric`` (so Fair Forge code that iterates over the
+result keeps working) with ``summary()``, ``to_dataframe()``, ``to_json()`` and an HTML view.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import warnings
+from collections.abc import Iterable
+from dataclasses import fields, replace
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from agenteval._util.jsonsafe import json_safe as _json_safe
+from agenteval.judge.base import JudgeRun
+from agenteval.results.comparisons import AgentComparison, QualityRow, RankRow
+from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
+from agenteval.schemas.run import RunSettings
+
+__all__ = ["AgenticResults", "NotIdentifiedWarning", "RunSettings", "SuiteRow", "SuiteSummary",
+           "not_identified_note", "results_from_json", "without_data"]
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from agenteval.statistical.modes import PassEstimate
+
+
+def _f(description: str) -> Any:
+    return Field(description=description)
+
+
+class SuiteRow(BaseModel):
+    """Suite-level estimates for one group of conversations (all, or one agent).
+
+    ``pass_at_k`` / ``pass_pow_k`` are the headline: task level (mean over the suite's tasks)
+    wherever ``task_id`` repeats, else the pooled plug-in; ``headline`` says which.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    group: str = _f("'all' or an assistant_id.")
+    level: Literal["suite", "agent"] = _f("'suite' for all conversations, else one agent.")
+    conversations: int = _f("Conversations in the group.")
+    complete: int = _f("Conversations with every interaction judged.")
+    fully_correct: int = _f("Complete conversations with every interaction correct.")
+    known_failures: int = _f("Conversations with a judged wrong interaction (complete or not).")
+    unknown: int = _f("Conversations whose judged interactions are all correct but some are "
+                      "unjudged: outcome unknown (missing data).")
+    rate: float = _f("Share of fully correct conversations p: the chance a new conversation is "
+                     "fully correct (posterior mean in Bayesian modes).")
+    rate_low: float = _f("Lower interval bound of p.")
+    rate_high: float = _f("Upper interval bound of p.")
+    rate_method: str = _f("'complete cases' or 'post-stratified by length' (with judge errors "
+                          "and mixed lengths: unbiased when failures are unrelated to correctness).")
+    headline: Literal["tasks", "pooled"] = _f(
+        "'tasks': pass_at_k / pass_pow_k are the suite's-task values (task_id repeats); "
+        "'pooled': no repeated tasks, they are the pooled plug-in.")
+    pass_at_k: float = _f("Headline pass@k (see headline).")
+    pass_at_k_low: float
+    pass_at_k_high: float
+    pass_pow_k: float = _f("Headline pass^k (see headline).")
+    pass_pow_k_low: float
+    pass_pow_k_high: float
+    pooled_pass_at_k: float = _f("1-(1-p)^k from the pooled share p: assumes every conversation "
+                                 "is an attempt at an equally hard task (overstates pass@k when "
+                                 "tasks differ).")
+    pooled_pass_at_k_low: float
+    pooled_pass_at_k_high: float
+    pooled_pass_pow_k: float = _f("p^k from the pooled share p: assumes equally hard tasks "
+                                  "(understates pass^k when tasks differ).")
+    pooled_pass_pow_k_low: float
+    pooled_pass_pow_k_high: float
+    tasks: int = _f("Tasks (assistant_id x task_id pairs) in the group.")
+    tasks_with_k: int = _f("Tasks with at least k complete attempts (the unbiased estimators' tasks).")
+    max_attempts: int = _f("Most complete attempts at one task.")
+    identified: bool = _f("False when k > 1 and no task has two complete attempts: task-level "
+                          "pass^k / pass@k are not identified and are NaN.")
+    task_pass_at_k: float = _f("pass@k of the suite's tasks: mean over tasks of 1-(1-p_t)^k.")
+    task_pass_at_k_low: float
+    task_pass_at_k_high: float
+    task_pass_pow_k: float = _f("pass^k of the suite's tasks: mean over tasks of p_t^k.")
+    task_pass_pow_k_low: float
+    task_pass_pow_k_high: float
+    new_task_pass_at_k: float = _f("pass@k of a new task from the same population.")
+    new_task_pass_at_k_low: float
+    new_task_pass_at_k_high: float
+    new_task_pass_pow_k: float = _f("pass^k of a new task from the same population.")
+    new_task_pass_pow_k_low: float
+    new_task_pass_pow_k_high: float
+    unbiased_pass_at_k: float = _f("Mean over tasks with >= k attempts of 1-C(n-c,k)/C(n,k) "
+                                   "(Chen et al. 2021).")
+    unbiased_pass_pow_k: float = _f("Mean over tasks with >= k attempts of C(c,k)/C(n,k) (tau-bench).")
+    task_method: str = _f("How the task-level values were computed.")
+    note: str = _f("What the numbers cannot say here (e.g. not identified), or ''.")
+    interactions_judged: int = _f("Interactions the judge scored.")
+    judge_errors: int = _f("Interactions the judge could not score (kept out of n, c).")
+
+
+class SuiteSummary(BaseModel):
+    """Suite-level results: one row for all conversations, then one per agent."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(default=RESULTS_VERSION, description="Results format version.")
+    k: int = Field(description="k of pass@k / pass^k.")
+    method: str = Field(description="How estimates and intervals were computed.")
+    rows: list[SuiteRow] = Field(description="'all' first, then each assistant_id.")
+    comparisons: list[AgentComparison] = Field(
+        default_factory=list, description="Every pair of agents, in order of first appearance."
+    )
+    comparison_method: str = Field(default="", description="How comparisons were computed.")
+    diagnostics: list[dict[str, Any]] = Field(
+        default_factory=list, description="Hierarchical fits (conversations, tasks): method, "
+        "r_hat, ESS, divergences, time; empty in the conjugate and frequentist modes.")
+    comparison_adjust: str = Field(default="none", description="How p-values were adjusted over "
+                                   "agent pairs: 'holm', 'bh' or 'none' (Bayesian).")
+    comparison_notes: list[str] = Field(default_factory=list,
+                                        description="What the comparisons could not compute, and why.")
+    ranking: list[RankRow] = Field(default_factory=list, description="Agents ranked, with P(best).")
+    quality: list[QualityRow] = Field(default_factory=list,
+                                      description="Fair Forge's quality table per agent.")
+    judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
+
+    def comparisons_dataframe(self) -> pd.DataFrame:
+        """One row per pair of agents."""
+        import pandas as pd
+
+        return pd.DataFrame([c.model_dump() for c in self.comparisons])
+
+    def ranking_dataframe(self) -> pd.DataFrame:
+        """One row per agent: P(best), expected rank and its interval."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.ranking], columns=list(RankRow.model_fields))
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per group."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.rows]).set_index("group")
+
+    def headline_dataframe(self) -> pd.DataFrame:
+        """The headline per group: the share p, pass@k and pass^k with what they are."""
+        import pandas as pd
+
+        cols = ["conversations", "complete", "unknown", "rate", "rate_low", "rate_high", "headline",
+                "pass_at_k", "pass_at_k_low", "pass_at_k_high", "pass_pow_k", "pass_pow_k_low",
+                "pass_pow_k_high", "tasks", "judge_errors"]
+        return pd.DataFrame([r.model_dump() for r in self.rows]).set_index("group")[cols]
+
+    def to_text(self) -> str:
+        """Plain-text tables for terminals and logs: headline, task level, pooled plug-in."""
+        from agenteval.present.text import summary_text
+
+        return summary_text(self)
+
+    def _repr_html_(self) -> str:
+        from agenteval.present.html import summary_html
+
+        return summary_html(self)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+class AgenticResults(list[AgenticMetric]):
+    """Per-conversation results, in input order, with suite-level views.
+
+    The suite's numbers are computed once and held: the table of counts (one pass over the
+    conversations), the hierarchical fits, the summary (``statistical.summarise``) and the
+    posterior draws (``statistical.draws``), each on first use. Every view (text, HTML, report,
+    CSV / JSON, NetCDF, figures, widgets) reads these values and computes nothing of its own.
+    """
+
+    def __init__(self, metrics: Iterable[AgenticMetric], *, settings: RunSettings,
+                 judge_run: JudgeRun, method: str) -> None:
+        super().__init__(metrics)
+        self.settings = settings
+        self.judge_run = judge_run
+        self.method = method
+        self._summary: SuiteSummary | None = None
+        self._counts: Any = None
+        self._fits: Any = None
+        self._values: Any = None
+        self._draws: dict[tuple[Any, ...], Any] = {}
+        self._idata: dict[tuple[Any, ...], Any] = {}
+        self.provenance: dict[str, Any] = {}
+        """What produced the run (command, call, data file): merged into the JSON manifest."""
+        self.labels: Any = None
+        """Human labels for some interactions (agenteval.core.labels.Labels), or None."""
+        self._calibration: Any = None
+
+    @property
+    def k(self) -> int:
+        return self.settings.k
+
+    @property
+    def counts(self) -> Any:
+        """The table of counts (``statistical.counts.SuiteCounts``), built once in one pass."""
+        if self._counts is None:
+            from agenteval.statistical.counts import build_counts
+
+            ids: list[str] = []
+            verdicts = listed = 0
+            cols: dict[str, list[Any]] = {key: [] for key in (
+                "agent", "task", "n", "c", "length", "judge_errors", "fully", "source",
+                "given_interactions")}
+            for m in self:
+                cols["agent"].append(m.assistant_id)
+                cols["task"].append(m.task_id)
+                cols["n"].append(m.total_interactions)
+                cols["c"].append(m.correct_interactions)
+                cols["length"].append(len(m.interactions) or m.total_interactions)
+                cols["judge_errors"].append(m.judge_errors)
+                cols["fully"].append(m.is_fully_correct)
+                cols["source"].append(m.source)
+                cols["given_interactions"].append(sum(r.source == "given" for r in m.interactions))
+                ids.append(m.session_id)
+                verdicts += (sum(r.is_correct is not None for r in m.interactions)
+                             if m.source == "given" else m.total_interactions)
+                listed += len(m.interactions)
+            self._counts = build_counts(**cols)
+            self._session_ids = ids
+            self._judged = (verdicts, listed)
+        return self._counts
+
+    @property
+    def session_ids(self) -> list[str]:
+        """Conversation ids in input order (kept from the counts' one pass)."""
+        self.counts  # noqa: B018 - builds them
+        return self._session_ids
+
+    def judged_share(self) -> tuple[int, int]:
+        """(interactions with a verdict, interactions in total), counted per interaction (a
+        conversation with a given outcome is one graded unit, yet each interaction has its
+        verdict); kept from the counts' one pass."""
+        self.counts  # noqa: B018 - builds them
+        return self._judged
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """Agent ids in order of first appearance (the order of every table and figure)."""
+        return self.counts.agents
+
+    def colours(self) -> dict[str, str]:
+        """The run's agent-to-colour map (every figure and widget uses it)."""
+        from agenteval.plots import agent_colours
+
+        return agent_colours(self.agents or ("all",))
+
+    def fits(self) -> Any:
+        """The hierarchical fits over conversations and tasks (``summarise.Fits``), made once."""
+        if self._fits is None:
+            from agenteval.statistical.summarise import fit_all
+
+            self._fits = fit_all(self.counts, self.settings.mode)
+        return self._fits
+
+    def conversation_fit(self) -> Any:
+        """The hierarchical fit over conversations (units) per agent, or None (conjugate and
+        frequentist modes): the fit the per-conversation fields came from."""
+        return self.fits().conversations
+
+    def task_fit(self) -> Any:
+        """The hierarchical fit over tasks (assistant_id x task_id) per agent, or None."""
+        return self.fits().tasks
+
+    def values(self) -> Any:
+        """Every suite estimate as plain values (``statistical.summarise.SuiteValues``)."""
+        if self._values is None:
+            from agenteval.statistical.summarise import summarise
+
+            self._values = summarise(self.counts, self.settings.mode, self.k, fits=self.fits(),
+                                     method=self.method)
+        return self._values
+
+    def calibration(self) -> Any:
+        """The judge against the human labels, with the corrected headline (computed once), or
+        None without labels; see ``agenteval.results.calibration``."""
+        if self._calibration is None and self.labels is not None:
+            from agenteval.results.calibration import calibrate
+
+            self._calibration = calibrate(self, self.labels)
+        return self._calibration
+
+    def summary(self) -> SuiteSummary:
+        """Suite-level estimates (computed once)."""
+        if self._summary is None:
+            self._summary = _summary_of(self)
+        return self._summary
+
+    def posterior_draws(self, *, draws: int | None = None,
+                        max_conversations: int = 20_000) -> Any:
+        """The posterior draws every figure and the NetCDF read (``statistical.draws``), once."""
+        from agenteval.errors import ConfigError
+
+        mode = self.settings.mode
+        if mode.get_result_type() != "distribution":
+            raise ConfigError("posterior draws need a Bayesian mode (BayesianMode(...)); "
+                              "frequentist results have no posterior")
+        key = (draws, max_conversations)
+        if key not in self._draws:
+            from agenteval._util.version import __version__
+            from agenteval.statistical.draws import posterior_draws
+
+            attrs = {"agenteval_version": __version__, "k": self.k, "method": self.method,
+                     "ci_level": mode.ci_level, "mode": repr(mode)}
+            ids = self.session_ids if len(self) <= max_conversations else None
+            self._draws[key] = posterior_draws(self.counts, mode, self.k, self.fits(),
+                                               conversation_ids=ids, draws=draws,
+                                               max_conversations=max_conversations, attrs=attrs)
+        return self._draws[key]
+
+    def to_inference_data(self, *, draws: int | None = None,
+                          max_conversations: int = 20_000) -> Any:
+        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x), built once
+        from :meth:`posterior_draws` (a second call returns the same object).
+
+        Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
+        ``p_conversation`` (per-interaction success rate of each conversation; left out above
+        ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
+        correct conversations, on the summary row's basis), ``task_pass_at_k`` /
+        ``task_pass_pow_k`` (the suite's tasks), ``new_task_pass_at_k`` / ``new_task_pass_pow_k``
+        (a new task), and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
+        ``mu_conversation`` / ``kappa_conversation``. Prior: the conjugate ``p`` prior, or ``mu``
+        / ``kappa`` / ``log_kappa``. Observed data: the counts every estimate came from.
+        Conjugate draws (``draws``, default the mode's ``mc_samples``) are seeded from the mode's
+        ``rng_seed``; hierarchical ones follow the fit.
+        """
+        from agenteval.errors import ConfigError
+
+        if self.settings.mode.get_result_type() != "distribution":
+            raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
+                              "frequentist results have no posterior")
+        key = (draws, max_conversations)
+        if key not in self._idata:
+            from agenteval._util import arviz as _arviz
+
+            d = self.posterior_draws(draws=draws, max_conversations=max_conversations)
+            self._idata[key] = _arviz.from_dict(
+                posterior=d.posterior, prior=d.prior, observed_data=d.observed_data,
+                constant_data=d.constant_data, sample_stats=d.sample_stats, coords=d.coords,
+                dims=d.dims, attrs=d.attrs)
+        return self._idata[key]
+
+    def to_netcdf(self, path: Any, **kwargs: Any) -> str:
+        """Write the posterior (what :meth:`to_inference_data` holds) to a NetCDF file that
+        ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
+        h5netcdf alone (no arviz import), atomically."""
+        from agenteval._util.netcdf import write_draws
+
+        return write_draws(self.posterior_draws(**kwargs), str(path))
+
+    def comparison_table(self) -> Any:
+        """Every pair of agents (paired on shared tasks), the ranking, with draws for figures;
+        None with one agent. The summary's comparisons are these."""
+        return self.values().comparisons
+
+    def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
+        """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
+        with the posterior probability of each label in Bayesian mode."""
+        import pandas as pd
+
+        from agenteval.results.comparisons import QualityRow, conversation_quality
+
+        if level == "conversation":
+            rows = conversation_quality(self, thresholds=thresholds)
+        elif level == "agent":  # the default thresholds' table is the summary's: not recomputed
+            if thresholds is None:
+                rows = self.summary().quality
+            else:
+                from agenteval.statistical.summarise import quality_rows
+
+                rows = [QualityRow(**q) for q in quality_rows(
+                    self.counts, self.values().rows, self.settings.mode, self.k,
+                    fits=self.fits(), thresholds=thresholds)]
+        else:
+            from agenteval.errors import ConfigError
+
+            raise ConfigError(f"level must be 'agent' or 'conversation', got {level!r}")
+        return pd.DataFrame([r.model_dump() for r in rows], columns=list(QualityRow.model_fields))
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """One row per conversation (scalar fields; per-interaction lists left out)."""
+        import pandas as pd
+
+        skip = {"correctness_scores", "correct_indices", "tool_correctness_scores", "interactions"}
+        return pd.DataFrame([m.model_dump(exclude=skip) for m in self])
+
+    def interactions_dataframe(self) -> pd.DataFrame:
+        """One row per interaction, with judge score, tool components and errors."""
+        import pandas as pd
+
+        rows = []
+        for m in self:
+            for index, r in enumerate(m.interactions):
+                tool = r.tool_correctness
+                rows.append({
+                    "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
+                    "qa_id": r.qa_id, "score": r.score, "source": r.source,
+                    "is_correct": r.is_correct,
+                    "judge_error": r.judge_error, "judge_error_code": r.judge_error_code,
+                    "reasoning": r.reasoning,
+                    "tool_selection": tool.tool_selection_correct if tool else None,
+                    "tool_parameters": tool.parameter_accuracy if tool else None,
+                    "tool_sequence": tool.sequence_correct if tool else None,
+                    "tool_utilization": tool.result_utilization if tool else None,
+                    "tool_overall": tool.overall_correctness if tool else None,
+                    "tool_correct": tool.is_correct if tool else None,
+                    "tool_reasoning": tool.reasoning if tool else None,
+                })
+        return pd.DataFrame(rows)
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
+        from agenteval.results.manifest import build_manifest
+
+        return _json_safe({
+            "version": RESULTS_VERSION,
+            "manifest": build_manifest(self),
+            "settings": {
+                "k": self.settings.k, "threshold": self.settings.threshold,
+                "tool_threshold": self.settings.tool_threshold,
+                "tool_weights": dict(self.settings.tool_weights), "method": self.method,
+                "outcome_threshold": self.settings.outcome_threshold,
+                "argument_matching": (dict(self.settings.argument_matching)
+                                      if self.settings.argument_matching else None),
+            },
+            "summary": self.summary().model_dump(),
+            **({"calibration": cal.model_dump()} if (cal := self.calibration()) else {}),
+            "conversations": [m.model_dump() for m in self],
+        })
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AgenticResults:
+        """Restore results from :meth:`to_json` output without re-judging (see ``load_results``)."""
+        return results_from_json(data)
+
+    def _repr_html_(self) -> str:
+        from agenteval.present.html import results_html
+
+        return results_html(self)
+
+    def __repr__(self) -> str:
+        return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"
+
+
+def without_data(est: PassEstimate, n: np.ndarray) -> PassEstimate:
+    """NaN wherever nothing was observed (n == 0): a prior is not a result to report."""
+    empty = np.asarray(n) == 0
+    if not empty.any():
+        return est
+    values = {f.name: np.where(empty, np.nan, getattr(est, f.name))
+              for f in fields(est) if f.name != "method"}
+    return replace(est, **values)
+
+
+def _summary_of(results: AgenticResults) -> SuiteSummary:
+    """The summary model of the results' values (``statistical.summarise``), with the judge's
+    accounting; warns once for quantities the data cannot identify."""
+    values = results.values()
+    for note in values.notes:
+        if note.startswith("one attempt per task"):
+            warnings.warn(f"agenteval: {note}", NotIdentifiedWarning, stacklevel=3)
+    run = results.judge_run
+    judge = {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
+             "errors": run.errors, "not_judged_budget": run.not_judged_budget,
+             **values.given,
+             "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
+             **run.details}
+    from agenteval.results.comparisons import summary_fields
+
+    rows = [SuiteRow(**r) for r in values.rows]
+    extra = summary_fields(values.comparisons)
+    return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
+                        diagnostics=_json_safe(values.diagnostics),
+                        quality=[QualityRow(**q) for q in values.quality], **extra)
+
+
+class NotIdentifiedWarning(UserWarning):
+    """A requested quantity is not identified by the data (e.g. pass^k with one attempt per task)."""
+
+
+def not_identified_note(k: int) -> str:
+    from agenteval.statistical.suite import not_identified_note as note
+
+    return note(k)
+
+
+def results_from_json(data: Any, *, source: str | None = None,
+                      recompute: bool = False) -> AgenticResults:
+    """Inverse of ``AgenticResults.to_json()`` (see :func:`agenteval.results.io.load_results`)."""
+    from pydantic import ValidationError
+
+    from agenteval._util.jsonsafe import restore_nan
+    from agenteval.errors import DataError
+    from agenteval.results.manifest import mode_from_spec
+
+    if not isinstance(data, dict) or "conversations" not in data:
+        raise DataError("not an agenteval results file (no 'conversations')", source=source)
+    manifest = data.get("manifest")
+    if not isinstance(manifest, dict) or "statistical_mode" not in manifest:
+        raise DataError("no manifest: written by an agenteval before 0.1 reloads; re-run the "
+                        "evaluation to get a reloadable file", source=source, field="manifest")
+    try:
+        stored = manifest["settings"]
+        mode = mode_from_spec(manifest["statistical_mode"])
+        run_data = dict(manifest["judge_run"])
+        run = JudgeRun(**{f.name: run_data[f.name] for f in dataclasses.fields(JudgeRun)
+                          if f.name in run_data})
+        settings = RunSettings(k=int(stored["k"]), threshold=float(stored["threshold"]),
+                               tool_threshold=float(stored["tool_threshold"]),
+                               tool_weights={str(k): float(v) for k, v in stored["tool_weights"].items()},
+                               mode=mode,
+                               outcome_threshold=(None if stored.get("outcome_threshold") is None
+                                                  else float(stored["outcome_threshold"])),
+                               argument_matching=stored.get("argument_matching") or None)
+    except DataError as exc:
+        raise DataError(exc.reason, source=source, field=exc.field) from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"incomplete manifest ({exc})", source=source, field="manifest") from None
+    metrics = []
+    for index, record in enumerate(data["conversations"]):
+        try:
+            metrics.append(AgenticMetric.model_validate(restore_nan(AgenticMetric, record)))
+        except ValidationError as exc:
+            raise DataError(f"conversation {index} does not match this version's results "
+                            f"schema: {exc.errors()[0]['msg']}", source=source,
+                            field=f"conversations[{index}]") from None
+    results = AgenticResults(metrics, settings=settings, judge_run=run,
+                             method=str(stored.get("method", "")))
+    results.provenance = dict(manifest)
+    if not recompute and isinstance(data.get("summary"), dict):
+        try:
+            results._summary = SuiteSummary.model_validate(restore_nan(SuiteSummary, data["summary"]))
+        except ValidationError:
+            results._summary = None  # another version's schema: recomputed on first use
+    if isinstance(data.get("calibration"), dict):   # the judge's calibration, as computed
+        from agenteval.results.calibration import Calibration
+
+        try:
+            results._calibration = Calibration.model_validate(
+                restore_nan(Calibration, data["calibration"]))
+        except ValidationError:
+            results._calibration = None
+    spec = manifest["statistical_mode"]
+    if results._summary is None and spec.get("rebuilds_exactly") is False:
+        warnings.warn(f"{source or 'results'}: the statistical mode {spec.get('repr')} could not be "
+                      f"rebuilt exactly; the summary is recomputed with {mode!r}", stacklevel=2)
+    return results
