@@ -149,3 +149,19 @@ def test_plan_labels_api_and_cli(tmp_path: Path, capsys) -> None:
     assert "label plan" in text and f"after {plan.width_after:.3f}" in text
     assert len((tmp_path / "next.jsonl").read_text().splitlines()) == 40
     assert main(["plan", "--results", str(out / "results.json"), "--labels", str(lab)]) == 2
+
+
+def test_report_and_notebook_display_carry_the_calibration(tmp_path: Path) -> None:
+    data, labels, _ = _suite(6, conversations=30)
+    res = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels)
+    from agenteval.present.report import render_report
+
+    page = render_report(res)
+    assert '<section id="calibration">' in page and "Judge-corrected headline" in page
+    assert 'id="calibration"' in res._repr_html_()
+    assert 'id="calibration"' not in Agentic.run(data, None, 2)._repr_html_()
+    # a saved run keeps its calibration
+    from agenteval.results.io import results_from_json
+
+    again = results_from_json(json.loads(json.dumps(res.to_json())))
+    assert again.calibration().corrected[0].share == res.calibration().corrected[0].share
