@@ -27,9 +27,13 @@ ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "data" / "agentic_demo.jsonl"
 
 
+PART = 30
+"""The first 30 demo conversations: 68 interactions, the part the issue measured on main."""
+
+
 def demo_rows() -> list[dict]:
-    """The demo's conversations with tool expectations removed: verdicts on answers only."""
-    rows = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()]
+    """The demo's first conversations with tool expectations removed: verdicts on answers only."""
+    rows = [json.loads(line) for line in DEMO.read_text(encoding="utf-8").splitlines()][:PART]
     for row in rows:
         for b in row["conversation"]:
             b.pop("ground_truth_agentic", None)
@@ -58,7 +62,7 @@ def test_real_judge_calibrated_against_the_references(llama_server, tmp_path):  
     labels = {key: v for key, v in truth.items() if rng.random() < 0.5}
     # On a loaded 2-core machine the 135M model gives about one token a second: the run has a
     # deadline, and what is not judged by then is a judge error (kept out, modelled as missing).
-    deadline = float(os.environ.get("AGENTEVAL_REALMODEL_DEADLINE", "1200"))
+    deadline = float(os.environ.get("AGENTEVAL_REALMODEL_DEADLINE", "900"))
     cache = os.environ.get("AGENTEVAL_CALIBRATION_CACHE") or tmp_path / "judge.sqlite3"
     judge = LLMJudge("smollm2-135m", base_url=llama_server, cache=cache, progress=False,
                      deadline=deadline)
