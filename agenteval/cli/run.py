@@ -66,6 +66,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="--out: report.html drills down into at most N conversations, the "
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
                      "conversation stays in conversations.csv / results.json")
+    run.add_argument("--labels", type=Path, metavar="FILE",
+                     help="human labels (JSONL/CSV keyed by session_id, qa_id): the judge's "
+                     "agreement and the judge-corrected headline (agenteval.core.labels)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails or an Inspect "
                      "log is incomplete (cancelled, errored, epochs missing or beyond the count)")
@@ -225,9 +228,11 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
                               progress=False if getattr(args, "quiet", False) else None,
+                              labels=getattr(args, "labels", None),
                               **own_graders)
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
+        results.calibration()   # with labels: computed once, its warnings caught here
         if args.out is not None:
             write_outputs(results, args.out,
                           figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
@@ -254,6 +259,8 @@ def run_command(args: argparse.Namespace) -> int:
     written = (args.out / "results.json").read_text(encoding="utf-8") if (
         args.out is not None and args.format == "json") else None
     print_results(results, args.format, format_table, wrote=wrote, json_text=written)
+    if args.format == "table" and results.calibration() is not None:
+        sys.stdout.write("\n" + results.calibration().to_text() + "\n")
     return judged_policy(results, min_judged=args.min_judged)
 
 
@@ -524,6 +531,15 @@ def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
+    calibration = results.calibration()
+    if calibration is not None:   # calibration*.csv: agenteval.results.calibration
+        calibration.to_dataframe().to_csv(out / "calibration.csv")
+        calibration.agreement_dataframe().to_csv(out / "calibration_agreement.csv")
+        calibration.disagreements_dataframe().to_csv(out / "calibration_disagreements.csv",
+                                                     index=False)
+        if calibration.comparisons:
+            calibration.comparisons_dataframe().to_csv(out / "calibration_comparisons.csv",
+                                                       index=False)
     if results.settings.mode.get_result_type() == "distribution":
         write_posterior(results, out, formats=figures)
 

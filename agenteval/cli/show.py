@@ -64,6 +64,8 @@ def show_command(args: argparse.Namespace) -> int:
         print("suite summary (share of fully correct conversations):")
         print(terminal(results.summary().to_text()))
         print(terminal("\n".join(grader_text(results))), end="")
+        if results.calibration() is not None:   # stored with the run (agenteval.results.calibration)
+            print(terminal("\n" + results.calibration().to_text()))
     return 0
 
 

@@ -364,10 +364,13 @@ def _figure_html(results: Any) -> str:
 
 def results_html(results: Any) -> str:
     """Everything a notebook cell shows for an ``AgenticResults``."""
+    from agenteval.present.calibration import calibration_html
+
     settings = results.settings
     head = (f"<p><b>agenteval</b>: {len(results)} conversations, k={results.k}, "
             f"threshold={settings.threshold:g}, tool threshold={settings.tool_threshold:g}</p>")
     return (f'{_CSS}<div class="agenteval">{head}'
             f"{_summary_body(results.summary(), _figure_html(results))}"
             f"{graders_html(results)}"  # the run's own graders (agenteval.graders.summary)
+            f"{calibration_html(results)}"   # with labels (agenteval.present.calibration)
             f"{_error_causes(results)}{_conversations(results)}</div>")

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from agenteval._util.sanitize import terminal
 from agenteval.graders.summary import drilldown_html, summary_html
+from agenteval.present.calibration import calibration_html
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import AgenticResults
@@ -137,6 +138,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
     ]
     parts.append(_judge_section(results, summary.judge))
     parts.append(summary_html(results))  # the run's own graders (agenteval.graders.summary)
+    parts.append(calibration_html(results))  # with labels (agenteval.present.calibration)
     figure_html = [_figure(Path(f)) for f in figures]
     if figure_html:
         parts.append('<section id="figures"><h2>Figures</h2>' + "".join(figure_html) + "</section>")
