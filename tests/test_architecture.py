@@ -158,20 +158,10 @@ def build_graph(root: Path = ROOT) -> Graph:
     return graph
 
 
-OLD_LAYOUT = {"_numbers": "_util", "_async": "_util", "_gc": "_util", "_lazy": "_util",
-              "_arviz": "_util", "results": "results", "results_io": "results",
-              "rag_results": "results", "comparisons": "results", "failures": "results",
-              "display": "present", "report": "present", "widgets": "present"}
-"""Where the top-level modules of the layout before issue 16 belong (``--before`` only)."""
-_before = False
-
-
 def layer(module: str) -> int:
     """Index in LAYERS; the facade (the package itself, the compat modules) is above them all."""
     parts = module.split(".")
-    if _before and len(parts) > 1 and parts[1] in OLD_LAYOUT:
-        parts[1] = OLD_LAYOUT[parts[1]]
-    elif len(parts) == 1 or parts[1] in COMPAT_MODULES:
+    if len(parts) == 1 or parts[1] in COMPAT_MODULES:
         return len(LAYERS)
     for index, names in enumerate(LAYERS):
         if parts[1] in names:
@@ -287,8 +277,8 @@ PINNED_ALL: dict[str, list[str]] = {
         "AgentEvalError", "Agentic", "AgenticMetric", "AgenticResults", "Batch", "BayesianMode",
         "ConfigError", "ContextualPrecision", "ContextualRecall", "DataError", "Dataset",
         "FrequentistMode", "JudgeError", "LLMJudge", "OfflineJudge", "OutputError", "Retriever",
-        "ToolCorrectnessScore", "__version__", "load_datasets", "load_rag_cases", "load_results",
-        "pass_at_k", "pass_pow_k", "plan", "select",
+        "ToolCorrectnessScore", "__version__", "load_datasets", "load_labels", "load_rag_cases",
+        "load_results", "pass_at_k", "pass_pow_k", "plan", "plan_labels", "select",
     ],
     "agenteval.core": [
         "DataFrameRetriever", "InspectLogRetriever", "JSONLRetriever", "JSONRetriever",
@@ -430,9 +420,7 @@ def test_the_graph_sees_lazy_imports() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    args = [a for a in sys.argv[1:] if a != "--before"]
-    _before = "--before" in sys.argv  # a checkout of the layout before issue 16
-    where = Path(args[0]) / "agenteval" if args else ROOT
+    where = Path(sys.argv[1]) / "agenteval" if len(sys.argv) > 1 else ROOT
     g = build_graph(where)
     for key, value in counts(g).items():
         print(f"{key}: {value}")

@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agenteval._util.sanitize import terminal
 from agenteval.cli.run import (FORMATS, add_judge_arguments, check_data_path, check_out_dir,
                                make_judge, make_mode, print_results, record_command)
 
@@ -85,7 +86,7 @@ def _report(results: Any) -> int:
         print(f"agenteval: warning: {total} verdict(s) failed and were left out (the cases "
               "show their bounds); most frequent causes:", file=sys.stderr)
         for cause, count in causes.most_common(3):
-            print(f"  {count} x {cause}", file=sys.stderr)
+            print(f"  {count} x {terminal(cause)}", file=sys.stderr)
     if results.summary().scored == 0:
         print("agenteval: error: no case could be scored", file=sys.stderr)
         return 1

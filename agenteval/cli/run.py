@@ -11,6 +11,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agenteval._util.sanitize import csv_frame, terminal
 from agenteval.cli.graders import add_grader_arguments, grader_options, grader_text
 from agenteval.errors import AgentEvalError, ConfigError
 from agenteval.results.write import DEFAULT_FIGURES, FIGURE_FORMATS
@@ -60,6 +61,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="--out: report.html drills down into at most N conversations, the "
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
                      "conversation stays in conversations.csv / results.json")
+    run.add_argument("--labels", type=Path, metavar="FILE",
+                     help="human labels (JSONL/CSV keyed by session_id, qa_id): the judge's "
+                     "agreement and the judge-corrected headline (agenteval.core.labels)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails or an Inspect "
                      "log is incomplete (cancelled, errored, epochs missing or beyond the count)")
@@ -222,9 +226,11 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
                               progress=False if getattr(args, "quiet", False) else None,
+                              labels=getattr(args, "labels", None),
                               **own_graders)
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
+        results.calibration()   # with labels: computed once, its warnings caught here
         if args.out is not None:
             results.save(args.out, datasets=datasets, max_conversations=cap,
                          figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
@@ -250,6 +256,8 @@ def run_command(args: argparse.Namespace) -> int:
     written = (args.out / "results.json").read_text(encoding="utf-8") if (
         args.out is not None and args.format == "json") else None
     print_results(results, args.format, format_table, wrote=wrote, json_text=written)
+    if args.format == "table" and results.calibration() is not None:
+        sys.stdout.write("\n" + results.calibration().to_text() + "\n")
     return judged_policy(results, min_judged=args.min_judged)
 
 
@@ -260,14 +268,14 @@ def print_results(results: Any, fmt: str, table: Any, *, wrote: str | None = Non
     out = sys.stdout
     if fmt == "json":
         if json_text is not None:
-            out.write(json_text)
+            out.write(terminal(json_text))
         else:
-            json.dump(results.to_json(), out, indent=2)
+            out.write(terminal(json.dumps(results.to_json(), indent=2)))
             out.write("\n")
     elif fmt == "csv":
-        results.to_dataframe().to_csv(out, index=False)
+        out.write(terminal(csv_frame(results.to_dataframe()).to_csv(index=False)))
     else:
-        out.write(table(results) + "\n")
+        out.write(terminal(table(results)) + "\n")
         if wrote:
             out.write(f"\n{wrote}\n")
 
@@ -294,7 +302,7 @@ def print_warnings(caught: list[Any]) -> None:
         if not text.startswith("agenteval:") or text in seen:
             continue
         seen.add(text)
-        print(text.replace("agenteval: ", "agenteval: warning: ", 1), file=sys.stderr)
+        print(terminal(text.replace("agenteval: ", "agenteval: warning: ", 1)), file=sys.stderr)
 
 
 def check_data_path(path: Path, *, what: str = "conversations (or log files, e.g. {path}/*.eval)"
@@ -385,9 +393,9 @@ def judged_policy(results: Any, *, min_judged: float) -> int:
         print(f"agenteval: warning: {failed} of {total} interactions ({failed / total:.1%}) could "
               "not be judged and were left out of n and c; causes by kind:", file=sys.stderr)
         for g in groups:
-            print(f"  {g.count} x {g.kind}", file=sys.stderr)
+            print(f"  {g.count} x {terminal(g.kind)}", file=sys.stderr)
             if g.example != g.kind:
-                print(f"      e.g. (session {g.session_id}) {g.example}", file=sys.stderr)
+                print(terminal(f"      e.g. (session {g.session_id}) {g.example}"), file=sys.stderr)
     if judged == 0:
         print("agenteval: error: no interaction could be judged", file=sys.stderr)
         return 1

@@ -38,10 +38,12 @@ __all__ = ["AGENTIC_FILES", "DEFAULT_FIGURES", "FIGURES", "FIGURE_FORMATS", "Sta
 RESULTS_FILE = "results.json"
 AGENTIC_FILES = ("conversations.csv", "interactions.csv", "summary.csv", "quality.csv",
                  "comparisons.csv", "ranking.csv", "graders.csv", "grader_checks.csv",
+                 "calibration.csv", "calibration_agreement.csv",
+                 "calibration_disagreements.csv", "calibration_comparisons.csv",
                  "posterior.nc", "report.html", RESULTS_FILE)
-"""Every top-level file an agentic run can write (which ones depends on the mode, the agents
-and the graders)."""
-FIGURES = ("pass_posterior", "forest", "prior_posterior", "shrinkage")
+"""Every top-level file an agentic run can write (which ones depends on the mode, the agents,
+the graders and the labels)."""
+FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_posterior")
 """The posterior figures of the Bayesian modes, each as ``figures/<name>.<format>``."""
 FIGURE_FORMATS = ("png", "pdf", "svg")
 DEFAULT_FIGURES = ("png",)
@@ -184,7 +186,10 @@ def _write_json(path: Path, data: Any) -> None:
 
 
 def _csv(frame: Any, path: Path, **kwargs: Any) -> None:
-    frame.to_csv(path, **kwargs)
+    """A CSV file whose cells cannot start a spreadsheet formula (``_util.sanitize``)."""
+    from agenteval._util.sanitize import csv_frame
+
+    csv_frame(frame).to_csv(path, **kwargs)
 
 
 def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None,
@@ -222,6 +227,7 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
             _csv(summary.comparisons_dataframe(), stage.path("comparisons.csv"), index=False)
             _csv(summary.ranking_dataframe(), stage.path("ranking.csv"), index=False)
         _write_graders(results, stage)
+        _write_calibration(results, stage)
         if results.settings.mode.get_result_type() == "distribution":
             _write_posterior(results, stage, formats)
         write_report(results, stage.path("report.html"), datasets=datasets,
@@ -255,6 +261,20 @@ def _write_graders(results: Any, stage: Staging) -> None:
         _csv(checks_dataframe(results), stage.path("grader_checks.csv"), index=False)
 
 
+def _write_calibration(results: Any, stage: Staging) -> None:
+    """calibration*.csv when the run was given human labels (``results.calibration``)."""
+    calibration = results.calibration()
+    if calibration is None:
+        return
+    _csv(calibration.to_dataframe(), stage.path("calibration.csv"))
+    _csv(calibration.agreement_dataframe(), stage.path("calibration_agreement.csv"))
+    _csv(calibration.disagreements_dataframe(), stage.path("calibration_disagreements.csv"),
+         index=False)
+    if calibration.comparisons:
+        _csv(calibration.comparisons_dataframe(), stage.path("calibration_comparisons.csv"),
+             index=False)
+
+
 def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> None:
     """posterior.nc and the posterior figures, from the draws the results hold (nothing is
     sampled again); no figure when nothing was judged (it would draw the prior)."""
@@ -269,10 +289,15 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
     rows = results.summary().rows
     if not any(r.complete for r in rows):
         return
-    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
-               "prior_posterior": plots.plot_prior_posterior}
+    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest}
     if any(r.tasks for r in rows):
         figures["shrinkage"] = plots.plot_shrinkage
+    mode = results.settings.mode
+    if getattr(mode, "method", "conjugate") != "conjugate" or (
+            (mode.beta_prior_a, mode.beta_prior_b) != (1.0, 1.0)):
+        # prior against posterior says something where a prior was chosen or fitted; against
+        # the flat Beta(1, 1) it repeats the posterior figures (and costs as much as they do)
+        figures["prior_posterior"] = plots.plot_prior_posterior
     for stem, draw in figures.items():
         fig = draw(results)
         for ext in formats:
