@@ -252,7 +252,7 @@ class AgenticResults(list[AgenticMetric]):
         mode = self.settings.mode
         n = np.array([m.total_interactions for m in self])
         c = np.array([m.correct_interactions for m in self])
-        return mode.fit(n, c, groups=[m.assistant_id for m in self])
+        return mode.conversation_fit(n, c, groups=[m.assistant_id for m in self])
 
     def task_fit(self) -> Any:
         """The hierarchical fit over tasks (assistant_id x task_id) per agent, or None."""
@@ -678,9 +678,8 @@ def _diagnostics_line(d: dict[str, Any]) -> str:
                 f"draws, max r_hat {_num(d.get('r_hat_max'))}, min ESS bulk "
                 f"{_int(d.get('ess_bulk_min'))} tail {_int(d.get('ess_tail_min'))}, "
                 f"divergences {d.get('divergences')}, {d.get('seconds', 0):.1f} s: {status}")
-    return (f"{head}: empirical Bayes, optimiser "
-            f"{'converged' if d.get('converged') else 'did NOT converge'}, "
-            f"{d.get('seconds', 0):.2f} s")
+    return (f"{head}: pooled population prior, (mu, kappa) posterior by "
+            f"{d.get('integration', 'optimisation')}, {d.get('seconds', 0):.2f} s")
 
 
 def _int(x: Any) -> str:

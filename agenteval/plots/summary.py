@@ -38,7 +38,7 @@ def plot_rate_posteriors(results: Any, *, ax: Axes | None = None) -> Figure | No
               if None not in prior else None for r in rows]
     exact = all(p is not None and abs(r.rate - p[0] / (p[0] + p[1])) < 1e-9
                 and getattr(r, "rate_method", "complete cases") == "complete cases"
-                and getattr(mode, "method", "conjugate") == "conjugate"
+                and getattr(mode, "method", "conjugate") in ("conjugate", "empirical_bayes")
                 for r, p in zip(rows, params))
     with paper_style():
         fig, ax = figure_axes(ax, size=(4.6, 1.7))
