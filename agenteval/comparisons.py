@@ -1,7 +1,7 @@
 """Agent comparisons, ranking and the quality table as result rows (presentation only).
 
-``agenteval.statistical.compare`` and ``agenteval.statistical.quality`` do the math on arrays;
-this module turns an evaluation's conversations into those arrays and the answers into typed
+``agenteval.statistical.summarise`` computes them from the table of counts (with
+``statistical.compare`` and ``statistical.quality``); this module turns its answers into typed
 rows for ``SuiteSummary`` (text, HTML, CSV, JSON).
 """
 
@@ -80,40 +80,11 @@ class QualityRow(BaseModel):
     basis: str = Field(description="What the estimates rest on.")
 
 
-def _complete(results: Any) -> tuple[list[str], list[str | None], list[bool]]:
-    done = [m for m in results if m.judge_errors == 0]
-    return ([m.assistant_id for m in done], [m.task_id for m in done],
-            [m.is_fully_correct is True for m in done])
-
-
-def comparison_table(results: Any, *, adjust: str = "holm") -> ComparisonTable:
-    """Every pair of agents, the ranking and adjusted p-values, with draws (for figures)."""
-    from agenteval.statistical.compare import compare_agents
-
-    agent, task, success = _complete(results)
-    names = list(dict.fromkeys(m.assistant_id for m in results))
-    return compare_agents(agent, task, success, k=results.k, mode=results.settings.mode,
-                          adjust=adjust, names=names, hyper=_hyper(results))
-
-
-def _hyper(results: Any) -> dict[str, tuple[Any, Any]] | None:
-    """Per agent, the (mu, kappa) draws of the mode's fit over tasks (hierarchical / empirical
-    Bayes), for the paired model; None in the conjugate and frequentist modes."""
-    if getattr(results.settings.mode, "method", "conjugate") == "conjugate":
-        return None
-    fit = results.task_fit() if hasattr(results, "task_fit") else None
-    if fit is None or not getattr(fit, "names", None):
-        return None
-    mu, kappa = fit.flat
-    return {name: (mu[:, g], kappa[:, g]) for g, name in enumerate(fit.names)}
-
-
-def summary_fields(results: Any) -> dict[str, Any]:
-    """The comparison, ranking and quality fields of ``SuiteSummary``."""
-    out: dict[str, Any] = {"quality": agent_quality(results)}
-    if len({m.assistant_id for m in results}) < 2:
-        return out
-    table = results.comparison_table()
+def summary_fields(table: ComparisonTable | None) -> dict[str, Any]:
+    """The comparison and ranking fields of ``SuiteSummary`` from the results' comparison table
+    (``statistical.summarise.comparisons``; None with one agent)."""
+    if table is None:
+        return {}
     comparisons = []
     notes: list[str] = []
     methods: list[str] = []
@@ -135,23 +106,8 @@ def summary_fields(results: Any) -> dict[str, Any]:
                            rank_low=float(r.rank_low[i]), rank_high=float(r.rank_high[i]))
                    for i, a in enumerate(r.agents)]
         methods.append(f"ranking: {r.method}")
-    return {**out, "comparisons": comparisons, "comparison_method": "\n".join(methods),
+    return {"comparisons": comparisons, "comparison_method": "\n".join(methods),
             "comparison_adjust": table.adjust, "comparison_notes": notes, "ranking": ranking}
-
-
-def agent_quality(results: Any, *, thresholds: Thresholds | None = None) -> list[QualityRow]:
-    """The quality table per agent (task-level where tasks repeat, else pooled conversations)."""
-    from agenteval.statistical.quality import assess_agents
-
-    agent, task, success = _complete(results)
-    if not agent:
-        return []
-    return [QualityRow(unit=q.agent, pass_at_k=q.pass_at_k, pass_pow_k=q.pass_pow_k, label=q.label,
-                       prob_reliable=q.prob_reliable, prob_inconsistent=q.prob_inconsistent,
-                       prob_needs_improvement=q.prob_needs_improvement,
-                       prob_unlabelled=q.prob_unlabelled, basis=q.basis)
-            for q in assess_agents(agent, task, success, k=results.k, mode=results.settings.mode,
-                                   thresholds=thresholds, hyper=_hyper(results))]
 
 
 def conversation_quality(results: Any, *, thresholds: Thresholds | None = None

@@ -267,7 +267,10 @@ def _summary_body(summary: Any, figure: str = "") -> str:
     per-group field in a second, collapsed table, then comparisons and the rest."""
     k = summary.k
     rows = summary.rows
-    parts = [f'<p class="note">method: {_esc(summary.method)}</p>']
+    from agenteval.results import _interval_kind
+
+    parts = [f'<p class="note">method: {_esc(summary.method)}; [low, high] = '
+             f'{_esc(_interval_kind(summary.method))}</p>']
     details = ""
     if rows:
         fields = list(_dump(rows[0]))

@@ -4,8 +4,11 @@
     ├── DataError                      bad input data: names file, line and field
     ├── ConfigError                    bad argument or option (k < 1, threshold outside [0, 1] ...)
     └── JudgeError                     a judge call failed and the run was asked to be strict
+        └── JudgeKeyRefused            the judge endpoint refused the API key (HTTP 401/403)
 
-The CLI and the magic print these as one line; anything else is a bug and keeps its traceback.
+The CLI and the magic print these as one line (the CLI exits with the class's ``exit_code``: 2
+for bad input or usage, 1 for a judge that failed); anything else is a bug and keeps its
+traceback.
 """
 
 from __future__ import annotations
@@ -15,6 +18,9 @@ import operator
 
 class AgentEvalError(ValueError):
     """Root of every error a user can cause."""
+
+    exit_code = 2
+    """The CLI's exit status: bad input or usage."""
 
 
 class ConfigError(AgentEvalError):
@@ -42,6 +48,16 @@ class DataError(AgentEvalError):
 
 class JudgeError(AgentEvalError):
     """A judge call failed after its retries (raised only in strict runs)."""
+
+    exit_code = 1
+    """The judge failed (unreachable, down, invalid replies): not a usage error."""
+
+
+class JudgeKeyRefused(JudgeError):
+    """The judge endpoint refused the API key (HTTP 401/403): the whole run stops."""
+
+    exit_code = 2
+    """A wrong or missing key is a usage error."""
 
 
 def check_k(k: object) -> int:

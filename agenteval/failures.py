@@ -76,6 +76,8 @@ def judged_share(results: Iterable[Any]) -> tuple[int, int]:
     Counted per interaction, not from n: a conversation with a given outcome is one graded unit
     (n = 1), yet every one of its interactions has its verdict.
     """
+    if callable(getattr(results, "judged_share", None)):   # AgenticResults keep the count
+        return results.judged_share()
     judged = total = 0
     for metric in results:
         if getattr(metric, "source", "judged") == "given":

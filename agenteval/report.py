@@ -30,6 +30,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenteval.graders.summary import drilldown_html, summary_html
+
 if TYPE_CHECKING:
     from agenteval.results import AgenticResults
     from agenteval.schemas.common import Batch, Dataset
@@ -130,6 +132,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         "</section>",
     ]
     parts.append(_judge_section(results, summary.judge))
+    parts.append(summary_html(results))  # the run's own graders (agenteval.graders.summary)
     figure_html = [_figure(Path(f)) for f in figures]
     if figure_html:
         parts.append('<section id="figures"><h2>Figures</h2>' + "".join(figure_html) + "</section>")
@@ -458,7 +461,7 @@ def _interaction(index: int, r: Any, batch: Batch | None) -> str:
         rows.append(("judge's reason", r.reasoning))
     table = "".join(f'<tr><th>{_e(k)}</th><td class="text">{_e(v) if v is not None else "<span class=muted>none</span>"}</td></tr>'
                     for k, v in rows)
-    tools = _tool_section(r.tool_correctness, batch)
+    tools = _tool_section(r.tool_correctness, batch) + drilldown_html(r)  # graders' checks
     return (f'<details class="inter" open><summary><span class="badge {verdict[1]}">'
             f"{verdict[0]}</span> interaction {index + 1} <span class=muted>qa_id</span> "
             f'{_e(r.qa_id)}</summary><table class="kv">{table}</table>{tools}</details>')

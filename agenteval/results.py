@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING, Any, Literal
@@ -169,11 +168,19 @@ class SuiteSummary(BaseModel):
         head = (f"{'group':<22}{'convs':>6}{'compl':>6}{'full':>6}{'unkn':>6}"
                 f"{'share fully correct':>24}{f'pass@{k}':>24}{f'pass^{k}':>24}  {'basis':<7}"
                 f"{'errors':>7}")
+        stratified = any(r.rate_method != "complete cases" for r in self.rows)
+        if not self.method.startswith("plug-in"):
+            estimate = "posterior mean"
+        elif stratified:
+            estimate = "full / compl, or post-stratified where 'share:' below says so"
+        else:
+            estimate = "full / compl"
         lines = [f"method: {self.method}",
                  "share fully correct = p, the chance a new conversation is fully correct "
-                 f"({'full / compl' if self.method.startswith('plug-in') else 'posterior mean'}); "
+                 f"({estimate}); "
                  f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
-                 "'pooled' = plug-in from p", head, "-" * len(head)]
+                 "'pooled' = plug-in from p; [low, high] = " + _interval_kind(self.method),
+                 head, "-" * len(head)]
         for r in self.rows:
             lines.append(
                 f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"
@@ -229,7 +236,13 @@ class SuiteSummary(BaseModel):
 
 
 class AgenticResults(list[AgenticMetric]):
-    """Per-conversation results, in input order, with suite-level views."""
+    """Per-conversation results, in input order, with suite-level views.
+
+    The suite's numbers are computed once and held: the table of counts (one pass over the
+    conversations), the hierarchical fits, the summary (``statistical.summarise``) and the
+    posterior draws (``statistical.draws``), each on first use. Every view (text, HTML, report,
+    CSV / JSON, NetCDF, figures, widgets) reads these values and computes nothing of its own.
+    """
 
     def __init__(self, metrics: Iterable[AgenticMetric], *, settings: RunSettings,
                  judge_run: JudgeRun, method: str) -> None:
@@ -238,7 +251,11 @@ class AgenticResults(list[AgenticMetric]):
         self.judge_run = judge_run
         self.method = method
         self._summary: SuiteSummary | None = None
-        self._comparisons: Any = None
+        self._counts: Any = None
+        self._fits: Any = None
+        self._values: Any = None
+        self._draws: dict[tuple[Any, ...], Any] = {}
+        self._idata: dict[tuple[Any, ...], Any] = {}
         self.provenance: dict[str, Any] = {}
         """What produced the run (command, call, data file): merged into the JSON manifest."""
 
@@ -246,181 +263,158 @@ class AgenticResults(list[AgenticMetric]):
     def k(self) -> int:
         return self.settings.k
 
+    @property
+    def counts(self) -> Any:
+        """The table of counts (``statistical.counts.SuiteCounts``), built once in one pass."""
+        if self._counts is None:
+            from agenteval.statistical.counts import build_counts
+
+            ids: list[str] = []
+            verdicts = listed = 0
+            cols: dict[str, list[Any]] = {key: [] for key in (
+                "agent", "task", "n", "c", "length", "judge_errors", "fully", "source",
+                "given_interactions")}
+            for m in self:
+                cols["agent"].append(m.assistant_id)
+                cols["task"].append(m.task_id)
+                cols["n"].append(m.total_interactions)
+                cols["c"].append(m.correct_interactions)
+                cols["length"].append(len(m.interactions) or m.total_interactions)
+                cols["judge_errors"].append(m.judge_errors)
+                cols["fully"].append(m.is_fully_correct)
+                cols["source"].append(m.source)
+                cols["given_interactions"].append(sum(r.source == "given" for r in m.interactions))
+                ids.append(m.session_id)
+                verdicts += (sum(r.is_correct is not None for r in m.interactions)
+                             if m.source == "given" else m.total_interactions)
+                listed += len(m.interactions)
+            self._counts = build_counts(**cols)
+            self._session_ids = ids
+            self._judged = (verdicts, listed)
+        return self._counts
+
+    @property
+    def session_ids(self) -> list[str]:
+        """Conversation ids in input order (kept from the counts' one pass)."""
+        self.counts  # noqa: B018 - builds them
+        return self._session_ids
+
+    def judged_share(self) -> tuple[int, int]:
+        """(interactions with a verdict, interactions in total), counted per interaction (a
+        conversation with a given outcome is one graded unit, yet each interaction has its
+        verdict); kept from the counts' one pass."""
+        self.counts  # noqa: B018 - builds them
+        return self._judged
+
+    @property
+    def agents(self) -> tuple[str, ...]:
+        """Agent ids in order of first appearance (the order of every table and figure)."""
+        return self.counts.agents
+
+    def colours(self) -> dict[str, str]:
+        """The run's agent-to-colour map (every figure and widget uses it)."""
+        from agenteval.plots import agent_colours
+
+        return agent_colours(self.agents or ("all",))
+
+    def fits(self) -> Any:
+        """The hierarchical fits over conversations and tasks (``summarise.Fits``), made once."""
+        if self._fits is None:
+            from agenteval.statistical.summarise import fit_all
+
+            self._fits = fit_all(self.counts, self.settings.mode)
+        return self._fits
+
     def conversation_fit(self) -> Any:
         """The hierarchical fit over conversations (units) per agent, or None (conjugate and
-        frequentist modes). Cached by the mode: the same fit the per-conversation fields came from."""
-        mode = self.settings.mode
-        n = np.array([m.total_interactions for m in self])
-        c = np.array([m.correct_interactions for m in self])
-        return mode.conversation_fit(n, c, groups=[m.assistant_id for m in self])
+        frequentist modes): the fit the per-conversation fields came from."""
+        return self.fits().conversations
 
     def task_fit(self) -> Any:
         """The hierarchical fit over tasks (assistant_id x task_id) per agent, or None."""
-        tasks = _tasks(self)
-        if not tasks["keys"]:
-            return None
-        names = list(dict.fromkeys(m.assistant_id for m in self))
-        return self.settings.mode.fit(tasks["n"], tasks["c"],
-                                      groups=[names[i] for i in tasks["agent"]])
+        return self.fits().tasks
+
+    def values(self) -> Any:
+        """Every suite estimate as plain values (``statistical.summarise.SuiteValues``)."""
+        if self._values is None:
+            from agenteval.statistical.summarise import summarise
+
+            self._values = summarise(self.counts, self.settings.mode, self.k, fits=self.fits(),
+                                     method=self.method)
+        return self._values
 
     def summary(self) -> SuiteSummary:
-        """Suite-level estimates (computed once, vectorised over groups)."""
+        """Suite-level estimates (computed once)."""
         if self._summary is None:
-            self._summary = _summarise(self)
+            self._summary = _summary_of(self)
         return self._summary
+
+    def posterior_draws(self, *, draws: int | None = None,
+                        max_conversations: int = 20_000) -> Any:
+        """The posterior draws every figure and the NetCDF read (``statistical.draws``), once."""
+        from agenteval.errors import ConfigError
+
+        mode = self.settings.mode
+        if mode.get_result_type() != "distribution":
+            raise ConfigError("posterior draws need a Bayesian mode (BayesianMode(...)); "
+                              "frequentist results have no posterior")
+        key = (draws, max_conversations)
+        if key not in self._draws:
+            from agenteval import __version__
+            from agenteval.statistical.draws import posterior_draws
+
+            attrs = {"agenteval_version": __version__, "k": self.k, "method": self.method,
+                     "ci_level": mode.ci_level, "mode": repr(mode)}
+            ids = self.session_ids if len(self) <= max_conversations else None
+            self._draws[key] = posterior_draws(self.counts, mode, self.k, self.fits(),
+                                               conversation_ids=ids, draws=draws,
+                                               max_conversations=max_conversations, attrs=attrs)
+        return self._draws[key]
 
     def to_inference_data(self, *, draws: int | None = None,
                           max_conversations: int = 20_000) -> Any:
-        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x).
+        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x), built once
+        from :meth:`posterior_draws` (a second call returns the same object).
 
         Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
         ``p_conversation`` (per-interaction success rate of each conversation; left out above
         ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
-        correct conversations), ``task_pass_at_k`` / ``task_pass_pow_k`` (the suite's tasks),
-        ``new_task_pass_at_k`` / ``new_task_pass_pow_k`` (a new task), and in the hierarchical
-        methods ``mu`` / ``kappa`` (of tasks) and ``mu_conversation`` / ``kappa_conversation``.
-        Prior: the conjugate ``p`` prior, or ``mu`` / ``kappa`` / ``log_kappa``. Observed data:
-        the counts every estimate came from. Conjugate draws (``draws``, default the mode's
-        ``mc_samples``) are seeded from the mode's ``rng_seed``; hierarchical ones follow the fit.
+        correct conversations, on the summary row's basis), ``task_pass_at_k`` /
+        ``task_pass_pow_k`` (the suite's tasks), ``new_task_pass_at_k`` / ``new_task_pass_pow_k``
+        (a new task), and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
+        ``mu_conversation`` / ``kappa_conversation``. Prior: the conjugate ``p`` prior, or ``mu``
+        / ``kappa`` / ``log_kappa``. Observed data: the counts every estimate came from.
+        Conjugate draws (``draws``, default the mode's ``mc_samples``) are seeded from the mode's
+        ``rng_seed``; hierarchical ones follow the fit.
         """
-        from agenteval import _arviz, __version__
         from agenteval.errors import ConfigError
-        from agenteval.statistical import suite
 
-        mode = self.settings.mode
-        if mode.get_result_type() != "distribution":
+        if self.settings.mode.get_result_type() != "distribution":
             raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
                               "frequentist results have no posterior")
-        k = self.k
-        names = list(dict.fromkeys(m.assistant_id for m in self))
-        agent_idx = {a: i for i, a in enumerate(names)}
-        conv_agent = np.array([agent_idx[m.assistant_id] for m in self], dtype=np.int64)
-        n = np.array([m.total_interactions for m in self])
-        c = np.array([m.correct_interactions for m in self])
-        tasks = _tasks(self)
-        conv_fit, task_fit = self.conversation_fit(), self.task_fit()
-        fit = task_fit or conv_fit
-        seeds = np.random.SeedSequence(mode.rng_seed).spawn(4)
-        if fit is not None:
-            chains, per_chain = fit.mu.shape[:2]
-        else:
-            chains, per_chain = 1, int(draws or mode.mc_samples)
-        total = chains * per_chain
+        key = (draws, max_conversations)
+        if key not in self._idata:
+            from agenteval import _arviz
 
-        def shaped(x: np.ndarray) -> np.ndarray:
-            return x.reshape(chains, per_chain, *x.shape[1:])
-
-        a0, b0 = mode.beta_prior_a, mode.beta_prior_b
-        posterior: dict[str, np.ndarray] = {}
-        dims: dict[str, list[str]] = {}
-        if len(self) <= max_conversations:
-            p_conv = (conv_fit.unit_draws() if conv_fit is not None else shaped(
-                suite.conjugate_unit_draws(n, c, a=a0, b=b0, draws=total, seed=seeds[0])))
-            posterior["p_conversation"] = p_conv
-            dims["p_conversation"] = ["conversation"]
-        share = np.empty((total, len(names)))
-        for g, name in enumerate(names):
-            members = [m for m in self if m.assistant_id == name]
-            length = np.array([len(m.interactions) or m.total_interactions for m in members])
-            complete = np.array([m.judge_errors == 0 for m in members])
-            full = np.array([m.is_fully_correct is True for m in members])
-            _, n_l, m_l, c_l = suite.length_strata(length, complete, full)
-            if complete.all() or n_l.size == 1:
-                n_l, m_l, c_l = n_l.sum(keepdims=True), m_l.sum(keepdims=True), c_l.sum(keepdims=True)
-            share[:, g] = suite.stratified_share_draws(n_l, m_l, c_l, a=a0, b=b0, draws=total,
-                                                       seed=int(seeds[1].generate_state(1)[0]) + g)
-        posterior["share"] = shaped(share)
-        dims["share"] = ["agent"]
-        coords: dict[str, Any] = {"conversation": [m.session_id for m in self], "agent": names}
-        observed = {"n_conversation": n, "c_conversation": c,
-                    "fully_correct": np.array([-1 if m.is_fully_correct is None
-                                               else int(m.is_fully_correct) for m in self])}
-        obs_dims = {"n_conversation": ["conversation"], "c_conversation": ["conversation"],
-                    "fully_correct": ["conversation"]}
-        constant = {"agent_of_conversation": conv_agent}
-        dims["agent_of_conversation"] = ["conversation"]
-        if tasks["keys"]:
-            coords["task"] = [f"{a}/{t}" for a, t in tasks["keys"]]
-            if task_fit is not None:
-                p_task = task_fit.unit_draws().reshape(total, -1)
-            else:
-                p_task = suite.conjugate_unit_draws(tasks["n"], tasks["c"], a=a0, b=b0,
-                                                    draws=total, seed=seeds[2])
-            posterior["p_task"] = shaped(p_task)
-            dims["p_task"] = ["task"]
-            suite_draws = suite.group_power_draws(p_task, tasks["agent"], len(names), k)
-            for key, v in suite_draws.items():
-                posterior[f"task_{key}"] = shaped(v)
-                dims[f"task_{key}"] = ["agent"]
-            if task_fit is not None:
-                mu, kappa = task_fit.flat
-                order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
-                a_, b_ = mu * kappa, (1 - mu) * kappa
-                new = {"pass_pow_k": _beta_pow(a_, b_, k), "pass_at_k": _beta_at(a_, b_, k)}
-                for key, v in new.items():
-                    full_v = np.full((total, len(names)), np.nan)
-                    for g, j in enumerate(order):
-                        if j is not None:
-                            full_v[:, g] = v[:, j]
-                    posterior[f"new_task_{key}"] = shaped(full_v)
-                for name_, v in (("mu", mu), ("kappa", kappa)):
-                    full_v = np.full((total, len(names)), np.nan)
-                    for g, j in enumerate(order):
-                        if j is not None:
-                            full_v[:, g] = v[:, j]
-                    posterior[name_] = shaped(full_v)
-                    dims[name_] = ["agent"]
-            else:
-                seed = int(seeds[3].generate_state(1)[0])
-                new = suite.group_power_draws(p_task, tasks["agent"], len(names), k,
-                                              bootstrap_seed=seed)
-                for key, v in new.items():
-                    posterior[f"new_task_{key}"] = shaped(v)
-            dims["new_task_pass_pow_k"] = dims["new_task_pass_at_k"] = ["agent"]
-            observed.update({"n_task": tasks["n"], "c_task": tasks["c"]})
-            obs_dims.update({"n_task": ["task"], "c_task": ["task"]})
-            constant["agent_of_task"] = tasks["agent"]
-            dims["agent_of_task"] = ["task"]
-        if conv_fit is not None:
-            mu, kappa = conv_fit.mu, conv_fit.kappa
-            order = [conv_fit.names.index(a) for a in names]
-            posterior["mu_conversation"] = mu[..., order]
-            posterior["kappa_conversation"] = kappa[..., order]
-            dims["mu_conversation"] = dims["kappa_conversation"] = ["agent"]
-        rng = np.random.default_rng(seeds[3])
-        if fit is not None:
-            pr = fit.prior
-            size = (1, total, len(names))   # each agent's (independent) prior
-            log_kappa = rng.normal(pr.log_kappa_mean, pr.log_kappa_sd, size=size)
-            prior = {"mu": rng.beta(pr.mu_a, pr.mu_b, size=size), "log_kappa": log_kappa,
-                     "kappa": np.exp(log_kappa)}
-            dims["log_kappa"] = ["agent"]
-        else:
-            prior = {"p": rng.beta(a0, b0, size=(1, total))}
-        stats = None
-        if fit is not None and fit.idata is not None and "sample_stats" in fit.idata.groups():
-            ss = fit.idata.sample_stats
-            stats = {key: np.asarray(ss[key].values) for key in ("diverging", "tree_depth",
-                                                                   "energy") if key in ss}
-        attrs = {"agenteval_version": __version__, "k": k, "method": self.method,
-                 "ci_level": mode.ci_level, "mode": repr(mode)}
-        return _arviz.from_dict(posterior=posterior, prior=prior, observed_data=observed,
-                                constant_data=constant, sample_stats=stats, coords=coords,
-                                dims={**dims, **obs_dims}, attrs=attrs)
+            d = self.posterior_draws(draws=draws, max_conversations=max_conversations)
+            self._idata[key] = _arviz.from_dict(
+                posterior=d.posterior, prior=d.prior, observed_data=d.observed_data,
+                constant_data=d.constant_data, sample_stats=d.sample_stats, coords=d.coords,
+                dims=d.dims, attrs=d.attrs)
+        return self._idata[key]
 
     def to_netcdf(self, path: Any, **kwargs: Any) -> str:
-        """Write :meth:`to_inference_data` to a NetCDF file; returns the path."""
-        from agenteval import _arviz
+        """Write the posterior (what :meth:`to_inference_data` holds) to a NetCDF file that
+        ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
+        h5netcdf alone (no arviz import), atomically."""
+        from agenteval._netcdf import write_draws
 
-        return _arviz.to_netcdf(self.to_inference_data(**kwargs), str(path))
+        return write_draws(self.posterior_draws(**kwargs), str(path))
 
     def comparison_table(self) -> Any:
-        """Every pair of agents (paired on shared tasks), the ranking, with draws for figures."""
-        if self._comparisons is None:
-            from agenteval.comparisons import comparison_table
-
-            self._comparisons = comparison_table(self)
-        return self._comparisons
+        """Every pair of agents (paired on shared tasks), the ranking, with draws for figures;
+        None with one agent. The summary's comparisons are these."""
+        return self.values().comparisons
 
     def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
         """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
@@ -432,7 +426,14 @@ class AgenticResults(list[AgenticMetric]):
         if level == "conversation":
             rows = conversation_quality(self, thresholds=thresholds)
         elif level == "agent":  # the default thresholds' table is the summary's: not recomputed
-            rows = self.summary().quality if thresholds is None else _agent_quality(self, thresholds)
+            if thresholds is None:
+                rows = self.summary().quality
+            else:
+                from agenteval.statistical.summarise import quality_rows
+
+                rows = [QualityRow(**q) for q in quality_rows(
+                    self.counts, self.values().rows, self.settings.mode, self.k,
+                    fits=self.fits(), thresholds=thresholds)]
         else:
             from agenteval.errors import ConfigError
 
@@ -515,158 +516,36 @@ def without_data(est: PassEstimate, n: np.ndarray) -> PassEstimate:
     return replace(est, **values)
 
 
-def _summarise(results: AgenticResults) -> SuiteSummary:
-    """Gather each group's conversation outcomes and tasks; ``statistical.suite`` does the math."""
-    agents: dict[str, list[AgenticMetric]] = {}
-    for m in results:
-        agents.setdefault(m.assistant_id, []).append(m)
-    groups: list[tuple[str, str, list[AgenticMetric]]] = [("all", "suite", list(results))]
-    if len(agents) > 1:
-        groups += [(name, "agent", members) for name, members in agents.items()]
-    mode, k = results.settings.mode, results.k
-    tasks = _tasks(results)
-    names = list(agents)
-    estimates = mode.task_estimates(tasks["n"], tasks["c"], k, groups=tasks["agent"], names=names)
-    per_group = [estimates[0]] + (estimates[1:] if len(agents) > 1 else [])
-    rows = [_group_row(name, level, members, k, mode, task)
-            for (name, level, members), task in zip(groups, per_group)]
-    notes = sorted({r.note for r in rows if r.note})
-    for note in notes:
+def _summary_of(results: AgenticResults) -> SuiteSummary:
+    """The summary model of the results' values (``statistical.summarise``), with the judge's
+    accounting; warns once for quantities the data cannot identify."""
+    values = results.values()
+    for note in values.notes:
         if note.startswith("one attempt per task"):
             warnings.warn(f"agenteval: {note}", NotIdentifiedWarning, stacklevel=3)
     run = results.judge_run
     judge = {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
              "errors": run.errors, "not_judged_budget": run.not_judged_budget,
-             "conversations_given": sum(m.source == "given" for m in results),
-             "interactions_given": sum(r.source == "given" for m in results for r in m.interactions),
+             **values.given,
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
     from agenteval.comparisons import summary_fields
 
-    extra = summary_fields(results)
+    rows = [SuiteRow(**r) for r in values.rows]
+    extra = summary_fields(values.comparisons)
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
-                        diagnostics=_json_safe(_diagnostics(results)), **extra)
-
-
-def _diagnostics(results: AgenticResults) -> list[dict]:
-    """The hierarchical fits' diagnostics (the fits are cached by the mode, not refitted)."""
-    from agenteval.statistical.modes import StatisticalMode
-
-    out: list[dict] = []
-    mode = results.settings.mode
-    if getattr(mode, "method", None) == "conjugate" or type(mode).fit is StatisticalMode.fit:
-        return out  # nothing fitted (conjugate, frequentist): the data need not be gathered
-    for level, fit in (("conversations", results.conversation_fit()),
-                       ("tasks", results.task_fit())):
-        if fit is not None:
-            d = {k: v for k, v in fit.diagnostics.items() if k != "modes"}
-            out.append({"level": level, "units": int(fit.inverse.size),
-                        "distinct_triples": int(fit.triples[0].size), **d})
-    return out
+                        diagnostics=_json_safe(values.diagnostics),
+                        quality=[QualityRow(**q) for q in values.quality], **extra)
 
 
 class NotIdentifiedWarning(UserWarning):
     """A requested quantity is not identified by the data (e.g. pass^k with one attempt per task)."""
 
 
-def _beta_pow(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
-    from agenteval.statistical.estimators import beta_pass_pow_k_mean
-
-    return beta_pass_pow_k_mean(a, b, k)
-
-
-def _beta_at(a: np.ndarray, b: np.ndarray, k: int) -> np.ndarray:
-    from agenteval.statistical.estimators import beta_pass_at_k_mean
-
-    return beta_pass_at_k_mean(a, b, k)
-
-
-def _tasks(results: AgenticResults) -> dict[str, np.ndarray]:
-    """Per task (assistant_id, task_id): complete attempts n, fully correct c, agent index."""
-    agents: dict[str, int] = {}
-    attempts: dict[tuple[str, str], list[bool]] = {}
-    for m in results:
-        agents.setdefault(m.assistant_id, len(agents))
-        if m.task_id is not None:
-            done = attempts.setdefault((m.assistant_id, m.task_id), [])
-            if m.judge_errors == 0:
-                done.append(m.is_fully_correct is True)
-    return {"n": np.array([len(v) for v in attempts.values()], dtype=np.int64),
-            "c": np.array([sum(v) for v in attempts.values()], dtype=np.int64),
-            "agent": np.array([agents[a] for a, _ in attempts], dtype=np.int64),
-            "keys": list(attempts)}
-
-
-def _group_row(name: str, level: str, members: list[AgenticMetric], k: int,
-               mode: StatisticalMode, task: Any) -> SuiteRow:
-    """One group's row: the share of fully correct conversations (judge errors as missing data)
-    and the task-level pass@k / pass^k."""
-    from agenteval.statistical import suite
-
-    length = np.array([len(m.interactions) or m.total_interactions for m in members])
-    complete = np.array([m.judge_errors == 0 for m in members])
-    full = np.array([m.is_fully_correct is True for m in members])
-    failed = sum(m.is_fully_correct is False for m in members)
-    levels, n_l, m_l, c_l = suite.length_strata(length, complete, full)
-    n_complete, n_full = int(complete.sum()), int(full.sum())
-    if complete.all() or levels.size == 1:
-        est = without_data(mode.estimate(n_complete, n_full, k), np.array(n_complete))
-        rate = {f: float(getattr(est, f)) for f in _RATE_FIELDS}
-        rate_method = "complete cases"
-    else:
-        rate = mode.stratified_rate(n_l, m_l, c_l, k)
-        rate_method = (f"post-stratified by conversation length ({levels.size} lengths): complete "
-                       "conversations of each length, weighted by all conversations of that length")
-        if rate.get("dropped"):
-            rate_method += (f"; {rate['dropped']} conversations of lengths with no complete "
-                            "conversation left out")
-
-    repeated = Counter((m.assistant_id, m.task_id) for m in members if m.task_id is not None)
-    attempts = bool(repeated)
-    headline = "tasks" if repeated and max(repeated.values()) >= 2 else "pooled"
-    note = ""
-    if attempts and not task.identified:
-        note = not_identified_note(k)
-    elif not attempts and k > 1:
-        note = ("no task_id: pass@k / pass^k are the pooled plug-in, which assumes every "
-                "conversation is an attempt at an equally hard task")
-    untasked = sum(m.task_id is None for m in members)
-    if attempts and untasked:
-        note = (note + "; " if note else "") + f"{untasked} conversations without task_id are not in the task level"
-    head = ({f: getattr(task, f"task_{f}") for f in _PASS_FIELDS} if headline == "tasks"
-            else {f: rate[f] for f in _PASS_FIELDS})
-    return SuiteRow(
-        group=name, level=level, conversations=len(members), complete=n_complete,
-        fully_correct=n_full, known_failures=failed, unknown=len(members) - n_full - failed,
-        rate=rate["rate"], rate_low=rate["rate_low"], rate_high=rate["rate_high"],
-        rate_method=rate_method, headline=headline, **head,
-        **{f"pooled_{f}": rate[f] for f in _PASS_FIELDS},
-        tasks=task.tasks, tasks_with_k=task.tasks_with_k, max_attempts=task.max_attempts,
-        identified=task.identified,
-        **{f"task_{f}": getattr(task, f"task_{f}") for f in _PASS_FIELDS},
-        **{f"new_task_{f}": getattr(task, f"new_task_{f}") for f in _PASS_FIELDS},
-        unbiased_pass_at_k=task.unbiased_pass_at_k, unbiased_pass_pow_k=task.unbiased_pass_pow_k,
-        task_method=task.method if attempts else "", note=note,
-        interactions_judged=sum(m.total_interactions for m in members),
-        judge_errors=sum(m.judge_errors for m in members),
-    )
-
-
-_PASS_FIELDS = ("pass_at_k", "pass_at_k_low", "pass_at_k_high", "pass_pow_k", "pass_pow_k_low",
-                "pass_pow_k_high")
-_RATE_FIELDS = ("rate", "rate_low", "rate_high", *_PASS_FIELDS)
-
-
 def not_identified_note(k: int) -> str:
     from agenteval.statistical.suite import not_identified_note as note
 
     return note(k)
-
-
-def _agent_quality(results: AgenticResults, thresholds: Any) -> list[QualityRow]:
-    from agenteval.comparisons import agent_quality
-
-    return agent_quality(results, thresholds=thresholds)
 
 
 def _diagnostics_line(d: dict[str, Any]) -> str:
@@ -680,6 +559,13 @@ def _diagnostics_line(d: dict[str, Any]) -> str:
                 f"divergences {d.get('divergences')}, {d.get('seconds', 0):.1f} s: {status}")
     return (f"{head}: pooled population prior, (mu, kappa) posterior by "
             f"{d.get('integration', 'optimisation')}, {d.get('seconds', 0):.2f} s")
+
+
+def _interval_kind(method: str) -> str:
+    """What the printed intervals are, in words (views label what they show)."""
+    if method.startswith("plug-in"):
+        return "confidence interval (see method; bootstrap percentiles at the task level)"
+    return "equal-tailed credible interval (see method)"
 
 
 def _int(x: Any) -> str:

@@ -23,6 +23,26 @@ def _groups(results: Any) -> dict[str, tuple[int, int]]:
     return {row.group: (row.complete, row.fully_correct) for row in results.summary().rows}
 
 
+def _headlines(results: Any) -> dict[str, str]:
+    """Per summary group, the run's headline as the summary states it (what the pooled what-if
+    below it is not), e.g. 'run's headline (mean over 9 tasks, prior Beta(1, 1)): ...'."""
+    from agenteval.results import format_interval
+
+    k = results.k
+    out = {}
+    for r in results.summary().rows:
+        basis = (f"mean over {r.tasks} tasks" if r.headline == "tasks"
+                 else "pooled plug-in of the share")
+        share = ("share p post-stratified by length" if r.rate_method != "complete cases"
+                 else "share p")
+        out[r.group] = (f"run's headline ({basis}): pass@{k} "
+                        f"{format_interval(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high)}, "
+                        f"pass^{k} "
+                        f"{format_interval(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high)}; "
+                        f"{share} {format_interval(r.rate, r.rate_low, r.rate_high)}")
+    return out
+
+
 class PriorExplorer:
     """Sliders for the Beta(a, b) prior and k over the counts (n, c) of one group.
 
@@ -31,12 +51,16 @@ class PriorExplorer:
     """
 
     def __init__(self, groups: dict[str, tuple[int, int]], *, a: float = 1.0, b: float = 1.0,
-                 k: int = 3, k_max: int = 10, ci_level: float = 0.95) -> None:
+                 k: int = 3, k_max: int = 10, ci_level: float = 0.95,
+                 colours: dict[str, str] | None = None,
+                 headlines: dict[str, str] | None = None) -> None:
         import ipywidgets as w
 
         if not groups:
             raise ConfigError("prior_explorer needs at least one group of counts")
         self.groups = groups
+        self.colours = colours or {}
+        self.headlines = headlines or {}
         self.k_max = max(int(k_max), int(k))
         self.ci_level = ci_level
         self.estimate: Any = None
@@ -73,14 +97,19 @@ class PriorExplorer:
         a, b, k = float(self.a.value), float(self.b.value), int(self.k.value)
         mode = BayesianMode(ci_level=self.ci_level, beta_prior_a=a, beta_prior_b=b)
         self.estimate = est = mode.estimate(n, c, k)
+        headline = self.headlines.get(self.group.value)
         self.numbers.value = (
-            f"<b>{self.group.value}</b>: {c} of {n} fully correct; prior Beta({a:.2f}, {b:.2f}) "
-            f"&rarr; posterior Beta({a + c:.2f}, {b + n - c:.2f}). "
+            f"<b>{self.group.value}</b>: {c} of {n} fully correct (complete conversations); prior "
+            f"Beta({a:.2f}, {b:.2f}) &rarr; posterior Beta({a + c:.2f}, {b + n - c:.2f}). "
             f"p = {est.rate:.3f} [{est.rate_low:.3f}, {est.rate_high:.3f}]; "
-            f"pass@{k} = {est.pass_at_k:.3f} [{est.pass_at_k_low:.3f}, {est.pass_at_k_high:.3f}]; "
-            f"pass^{k} = {est.pass_pow_k:.3f} [{est.pass_pow_k_low:.3f}, {est.pass_pow_k_high:.3f}]"
+            f"pooled pass@{k} = {est.pass_at_k:.3f} [{est.pass_at_k_low:.3f}, "
+            f"{est.pass_at_k_high:.3f}]; pooled pass^{k} = {est.pass_pow_k:.3f} "
+            f"[{est.pass_pow_k_low:.3f}, {est.pass_pow_k_high:.3f}] (pooled: one p for every "
+            f"conversation, as if all tasks were equally hard; {self.ci_level:.0%} equal-tailed "
+            "intervals)" + (f"<br>{headline}" if headline else "")
         )
-        fig = plot_prior_sensitivity(n, c, a=a, b=b, k=k, k_max=self.k_max, ci_level=self.ci_level)
+        fig = plot_prior_sensitivity(n, c, a=a, b=b, k=k, k_max=self.k_max, ci_level=self.ci_level,
+                                     colour=self.colours.get(self.group.value))
         buffer = io.BytesIO()
         fig.savefig(buffer, format="png", dpi=110)
         plt.close(fig)  # shown once, as the PNG below, whatever the matplotlib backend
@@ -105,6 +134,8 @@ def prior_explorer(results: Any = None, *, n: int | None = None, c: int | None =
             raise ConfigError("give results or n and c, not both")
         groups = _groups(results)
         k = results.k if k is None else k
+        colours = results.colours() if hasattr(results, "colours") else None
+        headlines = _headlines(results)
     else:
         if n is None or c is None:
             raise ConfigError("prior_explorer needs results, or both n and c")
@@ -112,5 +143,6 @@ def prior_explorer(results: Any = None, *, n: int | None = None, c: int | None =
 
         _check_counts(n, c)
         groups = {f"{c} of {n}": (int(n), int(c))}
+        colours = headlines = None
     return PriorExplorer(groups, a=a, b=b, k=3 if k is None else k, k_max=k_max,
-                         ci_level=ci_level)
+                         ci_level=ci_level, colours=colours, headlines=headlines)

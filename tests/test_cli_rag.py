@@ -87,3 +87,21 @@ def test_readme_rag_example_runs(monkeypatch, capsys, tmp_path):
         args = [str(tmp_path / "rag") if a == "out/rag" else a for a in command.split()]
         assert main(args) == 0, command
     assert (tmp_path / "rag" / "recall_cases.csv").exists()
+
+
+def test_most_frequent_causes_group_equal_causes(capsys):
+    """Issue 18.13: each cause carried its item's label ('item 7 (session_id=..., qa_id=...)'),
+    so 'most frequent causes' listed three causes seen once each. After: one line, all of them."""
+    import re
+
+    from tests.judge.openai_server import FakeOpenAI, Reply
+
+    with FakeOpenAI() as server:
+        server.on(None, *[Reply(payload="not json at all")] * 1000)
+        assert main(["rag", "precision", str(DEMO), "--judge", "llm", "--judge-model", "m",
+                     "--base-url", server.base_url, "--no-cache", "--timeout", "5"]) == 0
+    err = capsys.readouterr().err
+    total = int(re.search(r"warning: (\d+) verdict\(s\) failed", err).group(1))
+    causes = [line for line in err.splitlines() if line.startswith("  ")]
+    assert total == 23 and len(causes) == 1, err
+    assert causes[0].startswith(f"  {total} x error: invalid verdict") and "item " not in causes[0]

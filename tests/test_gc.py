@@ -44,6 +44,8 @@ def test_someone_elses_freeze_is_left_alone():
         before = gc.get_freeze_count()
         with existing_objects_frozen():
             pass
-        assert gc.get_freeze_count() == before
+        # neither unfrozen (0) nor frozen again (more): frozen objects that die meanwhile
+        # (other threads of a long test session) may only lower the count
+        assert 0 < gc.get_freeze_count() <= before
     finally:
         gc.unfreeze()

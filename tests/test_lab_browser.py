@@ -34,7 +34,7 @@ SETTINGS = {
     "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
         "fetchNews": "false", "checkForUpdates": False},
 }
-WAIT_MS = int(os.environ.get("LAB_WAIT_MS", "240000"))  # a hang guard under a loaded CI machine, not a speed assertion
+WAIT_MS = int(os.environ.get("LAB_WAIT_MS", "150000"))  # a hang guard under a loaded CI machine, not a speed assertion
 
 pytestmark = [
     pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} not installed"),

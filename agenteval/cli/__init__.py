@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
             return args.handler(args)
     except AgentEvalError as exc:
         print(f"agenteval: error: {exc}", file=sys.stderr)
-        return 2
+        return exc.exit_code  # 2 bad input or usage, 1 a judge that failed (strict)
     except ImportError as exc:
         print(f"agenteval: error: {exc}", file=sys.stderr)
         return 1

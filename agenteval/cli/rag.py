@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -64,12 +65,17 @@ def rag_command(args: argparse.Namespace) -> int:
     return _report(results)
 
 
+_REPR = r"""(?:'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*")"""
+_ITEM_LABEL = re.compile(rf"item \d+(?: \((?:session_id|qa_id)={_REPR}(?:, qa_id={_REPR})?\))?: ")
+"""The judge's per-item label in a failure's cause: dropped, so equal causes group."""
+
+
 def _report(results: Any) -> int:
     """Failed verdicts on stderr, grouped by cause; exit 1 when no case could be scored."""
     causes: Counter[str] = Counter()
     for case in results:
-        for line in case.judge_errors:
-            causes[line.split(": ", 1)[-1][:200]] += 1
+        for line in case.judge_errors:  # "search 1 rank 2: error: item 7 (session_id=...): why"
+            causes[_ITEM_LABEL.sub("", line.split(": ", 1)[-1], count=1)[:200]] += 1
     if causes:
         total = sum(causes.values())
         print(f"agenteval: warning: {total} verdict(s) failed and were left out (the cases "

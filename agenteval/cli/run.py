@@ -12,9 +12,15 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agenteval.cli.graders import (add_grader_arguments, grader_options, grader_text,
+                                   write_grader_outputs)
 from agenteval.errors import AgentEvalError, ConfigError
 
 FORMATS = ("table", "json", "csv")
+FIGURE_FORMATS = ("png", "pdf", "svg")
+DEFAULT_FIGURES = ("png",)
+"""Figure files --out writes by default: the report embeds PNG; each further format costs about
+as much again as the whole offline evaluation of the demo (PDF: font embedding)."""
 DEFAULT_K = 3
 """k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
 DEFAULT_MIN_JUDGED = 0.95
@@ -54,12 +60,17 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      "of each task's in --mode conjugate) (default: 1 1)")
     run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
                      "CSV files and results.json (reload with agenteval show)")
+    run.add_argument("--figures", nargs="+", choices=FIGURE_FORMATS, default=list(DEFAULT_FIGURES),
+                     metavar="FORMAT", help="--out, Bayesian modes: formats of the posterior "
+                     "figures in DIR/figures, any of png, pdf, svg (default: png, which the "
+                     "report embeds; add pdf for a paper: vector, fonts embedded)")
     run.add_argument("--report-max-conversations", type=int, metavar="N", default=None,
                      help="--out: report.html drills down into at most N conversations, the "
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
                      "conversation stays in conversations.csv / results.json")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
-    run.add_argument("--strict", action="store_true", help="fail if any judge call fails")
+    run.add_argument("--strict", action="store_true", help="fail if any judge call fails or an Inspect "
+                     "log is incomplete (cancelled, errored, epochs missing or beyond the count)")
     run.add_argument("--min-judged", type=float, default=DEFAULT_MIN_JUDGED, metavar="SHARE",
                      help="exit 1 when fewer than this share of interactions got a verdict "
                      "(default: %(default)s; 0 accepts any run that judged something)")
@@ -93,6 +104,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                        help="NUTS implementation (default: auto = nutpie when installed)")
     bayes.add_argument("--seed", type=int, help="random seed of all sampling (default: 42)")
     add_judge_arguments(run)
+    add_grader_arguments(run)
     run.set_defaults(handler=run_command)
     return run
 
@@ -203,6 +215,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
             check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
+    own_graders = grader_options(args)
     report_cap = _report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
@@ -214,11 +227,13 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                               tool_threshold=args.tool_threshold, statistical_mode=mode,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
-                              progress=False if getattr(args, "quiet", False) else None)
+                              progress=False if getattr(args, "quiet", False) else None,
+                              **own_graders)
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
         if args.out is not None:
-            write_outputs(results, args.out)
+            write_outputs(results, args.out,
+                          figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
             write_run_report(results, args.out, datasets, max_conversations=report_cap)
     return results, caught
 
@@ -458,6 +473,7 @@ def format_table(results: Any) -> str:
         summary.to_text(),
         "",
         *_task_lines(summary),
+        *grader_text(results),
         f"judge: {judge.get('judge')}  calls={judge.get('calls')}  cache_hits={judge.get('cache_hits')}"
         f"  errors={judge.get('errors')}  not_judged_budget={judge.get('not_judged_budget')}"
         "  (judgments)"
@@ -494,7 +510,7 @@ def _task_lines(summary: Any) -> list[str]:
             "C(c,k)/C(n,k), as tau-bench prints pass^k):", *lines, ""] if lines else []
 
 
-def write_outputs(results: Any, out: Path) -> None:
+def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT_FIGURES) -> None:
     """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
     comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
     posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
@@ -507,28 +523,34 @@ def write_outputs(results: Any, out: Path) -> None:
     if summary.comparisons:
         summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
         summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
+    write_grader_outputs(results, out)
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
     if results.settings.mode.get_result_type() == "distribution":
-        write_posterior(results, out)
+        write_posterior(results, out, formats=figures)
 
 
-def write_posterior(results: Any, out: Path) -> list[Path]:
-    """posterior.nc and the posterior figures; returns the files written."""
+def write_posterior(results: Any, out: Path, *,
+                    formats: tuple[str, ...] = DEFAULT_FIGURES) -> list[Path]:
+    """posterior.nc and the posterior figures, from the draws the results hold (nothing is
+    sampled again); no figure when nothing was judged (it would draw the prior). Returns the
+    files written."""
     import matplotlib.pyplot as plt
 
-    from agenteval import _arviz, plots
+    from agenteval import plots
 
-    idata = results.to_inference_data()
-    written = [Path(_arviz.to_netcdf(idata, str(out / "posterior.nc")))]
-    has_tasks = any(r.tasks for r in results.summary().rows)
+    written = [Path(results.to_netcdf(out / "posterior.nc"))]
+    rows = results.summary().rows
+    if not any(r.complete for r in rows):
+        return written
     figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
                "prior_posterior": plots.plot_prior_posterior}
-    if has_tasks:
+    if any(r.tasks for r in rows):
         figures["shrinkage"] = plots.plot_shrinkage
     for stem, draw in figures.items():
-        fig = draw(results, idata=idata)
-        written += plots.export(fig, out / "figures" / stem, formats=("pdf", "png"), dpi=200)
+        fig = draw(results)
+        written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,
+                                png_compress_level=1)
         plt.close(fig)
     return written

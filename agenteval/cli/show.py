@@ -30,6 +30,7 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 
 def show_command(args: argparse.Namespace) -> int:
+    from agenteval.cli.graders import grader_text
     from agenteval.results_io import load_results
 
     results = load_results(args.path)
@@ -60,6 +61,7 @@ def show_command(args: argparse.Namespace) -> int:
     else:
         print("suite summary (share of fully correct conversations):")
         print(results.summary().to_text())
+        print("\n".join(grader_text(results)), end="")
     return 0
 
 

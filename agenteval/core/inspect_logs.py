@@ -25,6 +25,14 @@ Each sample epoch becomes one conversation:
   reference answer of the last user turn.
 
 With several scorers in a log, ``scorer`` names the one to use (an error lists them otherwise).
+
+**Incomplete logs.** A log that did not finish (``status`` "cancelled", "error" or "started"),
+or whose samples have fewer epochs than it was configured for (``eval.config.epochs``; errored
+epochs left out count as missing) or an epoch beyond that count, would give pass^k on fewer
+(or other) attempts than the evaluation asked for. Each conversation of such a sample carries
+the reason in ``metadata["incomplete"]`` (absent when complete), the load warns once per log
+(``IncompleteLogWarning``, naming the log, its status and the samples), and ``strict=True``
+(``Agentic.run(strict=True)``, CLI ``--strict``) makes it a DataError naming the log instead.
 """
 
 from __future__ import annotations
@@ -39,10 +47,11 @@ from agenteval.core.retriever import _FileRetriever, _Where
 from agenteval.errors import ConfigError, DataError
 from agenteval.schemas.common import Dataset
 
-__all__ = ["INSPECT_FIELDS", "SCORE_VALUES", "InspectLogRetriever", "datasets_from_inspect_log",
-           "score_to_outcome"]
+__all__ = ["INSPECT_FIELDS", "SCORE_VALUES", "IncompleteLogWarning", "InspectLogRetriever",
+           "check_complete", "datasets_from_inspect_log", "score_to_outcome"]
 
-INSPECT_FIELDS = ("eval.model", "eval.task", "samples[].id", "samples[].epoch",
+INSPECT_FIELDS = ("status", "eval.model", "eval.task", "eval.config.epochs",
+                  "eval.dataset.sample_ids", "samples[].id", "samples[].epoch",
                   "samples[].messages", "samples[].scores", "samples[].target",
                   "samples[].error")
 """What is read from a log (Inspect's ``EvalLog``); everything else is left alone."""
@@ -50,6 +59,11 @@ INSPECT_FIELDS = ("eval.model", "eval.task", "samples[].id", "samples[].epoch",
 SCORE_VALUES: dict[str, float] = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0,
                                   "yes": 1.0, "true": 1.0, "no": 0.0, "false": 0.0}
 """String score values and their outcomes (Inspect's defaults; the words in any case)."""
+
+class IncompleteLogWarning(UserWarning):
+    """An Inspect log that did not run every sample epoch it was configured for (module
+    docstring); its conversations carry ``metadata["incomplete"]``."""
+
 
 _INSTALL = "reading Inspect AI logs needs inspect_ai: pip install 'agenteval[inspect]'"
 
@@ -97,8 +111,84 @@ def _read_log(path: Path) -> Any:
     try:
         return read_eval_log(str(path), resolve_attachments=True, format=fmt)
     except Exception as exc:  # Inspect raises many kinds; any of them means "not a log we can read"
+        from pydantic import ValidationError
+
+        if isinstance(exc, ValidationError):
+            message, field = _type_error(path, fmt, exc)
+            raise DataError(message, source=str(path), field=field) from None
+        first = next(iter(str(exc).strip().splitlines()), "")
         raise DataError(f"not a readable Inspect AI log: {type(exc).__name__}: "
-                        f"{str(exc)[:200]}", source=str(path)) from None
+                        f"{first[:200]}", source=str(path)) from None
+
+
+def _type_error(path: Path, fmt: str, exc: Any) -> tuple[str, str]:
+    """One line for a log that fails Inspect's own validation: the field, the sample it is in,
+    what was expected and what the file holds (not pydantic's multi-line dump)."""
+    errors = exc.errors(include_url=False)
+    err = errors[0]
+    loc = list(err["loc"])
+    sample = ""
+    if loc[:1] == ["samples"] and len(loc) > 1 and isinstance(loc[1], int):
+        sample = _json_sample(path, loc[1])
+    elif getattr(exc, "title", "") == "EvalSample":  # an .eval archive holds a file per sample
+        sample, index, inner = _eval_sample(path, fmt)
+        if inner is not None:
+            err, errors = inner[0], inner
+            loc = ["samples", index, *err["loc"]]
+    field = _field(loc)
+    prefix = loc[:len(loc) - len(err["loc"])]  # the samples[i] an .eval sample file sits at
+    fields = {_field([*prefix, *e["loc"]]) for e in errors}
+    # a union reports one error per alternative at the same place: one "should be A or B"
+    wants = [e["msg"].rstrip(".") for e in errors if _field([*prefix, *e["loc"]]) == field]
+    if len(wants) > 1 and all(w.startswith("Input should be ") for w in wants):
+        alternatives = list(dict.fromkeys(w[len("Input should be "):] for w in wants))
+        wants = ["Input should be " + ", ".join(alternatives[:-1]) + " or " + alternatives[-1]]
+    got = repr(err.get("input"))
+    got = got if len(got) <= 60 else got[:57] + "..."
+    more = f" ({len(fields)} fields have type errors)" if len(fields) > 1 else ""
+    where = f"{sample}: " if sample else ""
+    return f"not a valid Inspect AI log: {where}{wants[0]}, got {got}{more}", field or "log"
+
+
+def _field(loc: Sequence[Any]) -> str:
+    """A pydantic error location as a field path (``samples[4].messages[1].role``), without
+    the validator and union-member names pydantic puts in it (``function-wrap[...]``, ``str``)."""
+    parts = [p for p in loc if not (isinstance(p, str) and ("[" in p or "(" in p))]
+    while len(parts) > 1 and parts[-1] in ("str", "int", "float", "bool", "list", "dict", "none"):
+        parts.pop()
+    return "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in parts).lstrip(".")
+
+
+def _json_sample(path: Path, index: int) -> str:
+    """'sample ID epoch E' of a ``.json`` log's sample ``index``, read from the raw JSON."""
+    from agenteval.core import jsonio
+
+    try:
+        raw = jsonio.loads(path.read_text(encoding="utf-8"))["samples"][index]
+        return f"sample {raw.get('id')!r} epoch {raw.get('epoch')!r}"
+    except Exception:  # the file is already known to be bad; the field alone still says where
+        return ""
+
+
+def _eval_sample(path: Path, fmt: str) -> tuple[str, int, Any]:
+    """The first sample of an ``.eval`` log Inspect cannot validate: its name, index, errors."""
+    from inspect_ai.log import read_eval_log_sample, read_eval_log_sample_summaries
+    from pydantic import ValidationError
+
+    try:
+        summaries = read_eval_log_sample_summaries(str(path), format=fmt)
+    except Exception:
+        return "", 0, None
+    for index, summary in enumerate(summaries):
+        try:
+            read_eval_log_sample(str(path), id=summary.id, epoch=summary.epoch,
+                                 resolve_attachments=True, format=fmt)
+        except ValidationError as exc:
+            return (f"sample {summary.id!r} epoch {summary.epoch}", index,
+                    exc.errors(include_url=False))
+        except Exception:
+            continue
+    return "", 0, None
 
 
 def _text(content: Any) -> str:
@@ -158,9 +248,66 @@ def _scorer_name(log: Any, scorer: str | None, source: str) -> str | None:
     return names[0] if names else None
 
 
+def _list(items: Sequence[str], limit: int = 10) -> str:
+    return ", ".join(items[:limit]) + (" ..." if len(items) > limit else "")
+
+
+def _incomplete(log: Any, kept: Sequence[tuple[Any, int]], where: str) -> tuple[dict, list[str]]:
+    """Why each kept (sample id, epoch) is incomplete, and the log's own reasons (docstring)."""
+    status = getattr(log, "status", "success")
+    configured = getattr(log.eval.config, "epochs", None) or 1  # Inspect's default: one epoch
+    epochs: dict[Any, set[int]] = {}
+    for sample_id, epoch in kept:
+        epochs.setdefault(sample_id, set()).add(epoch)
+    why: dict[tuple[Any, int], list[str]] = {}
+    short, beyond = [], []
+    if status != "success":
+        for key in kept:
+            why.setdefault(key, []).append(f"log {where} has status {status!r}")
+    for sample_id, have in epochs.items():
+        n_in = sum(1 for e in have if 1 <= e <= configured)
+        if n_in < configured:
+            short.append(f"{sample_id} ({n_in} of {configured})")
+            for e in have:
+                why.setdefault((sample_id, e), []).append(
+                    f"{n_in} of the configured {configured} epochs in the log")
+        over = sorted(e for e in have if e > configured)
+        if over:
+            beyond.append(f"{sample_id} (epoch {', '.join(map(str, over))})")
+            for e in over:
+                why.setdefault((sample_id, e), []).append(
+                    f"epoch {e} is beyond the configured {configured}")
+    reasons = []
+    if status != "success":
+        reasons.append(f"the log's status is {status!r}, not 'success'")
+    if short:
+        reasons.append(f"{len(short)} sample(s) have fewer than the configured {configured} "
+                       f"epoch(s): {_list(short)}")
+    if beyond:
+        reasons.append(f"{len(beyond)} sample(s) have epochs beyond the configured {configured}: "
+                       f"{_list(beyond)}")
+    ids = getattr(log.eval.dataset, "sample_ids", None) or []
+    absent = [str(i) for i in ids if i not in epochs]
+    if absent and (status != "success" or short):
+        reasons.append(f"{len(absent)} sample(s) have no epoch in the log: {_list(absent)}")
+    return {key: "; ".join(v) for key, v in why.items()}, reasons
+
+
+def check_complete(datasets: Sequence[Dataset]) -> None:
+    """DataError when any conversation comes from an incomplete Inspect log (``strict``)."""
+    bad = [ds for ds in datasets if ds.metadata.get("incomplete")]
+    if bad:
+        first = bad[0]
+        raise DataError(f"{len(bad)} conversation(s) come from incomplete Inspect logs (strict), "
+                        f"e.g. {first.session_id}: {first.metadata['incomplete']}",
+                        source=first.metadata.get("inspect_log"))
+
+
 def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
-                              source: str | None = None) -> list[Dataset]:
-    """Convert an ``EvalLog`` (from ``inspect_ai.log.read_eval_log``) into conversations."""
+                              source: str | None = None, strict: bool = False) -> list[Dataset]:
+    """Convert an ``EvalLog`` (from ``inspect_ai.log.read_eval_log``) into conversations.
+
+    ``strict``: an incomplete log (module docstring) is a DataError rather than a warning."""
     from agenteval.core.traces import _convert, _Ctx
 
     where = source or "Inspect log"
@@ -168,6 +315,10 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
     model, task = log.eval.model, log.eval.task
     out = []
     errored = []
+    samples = [s for s in log.samples or [] if not (s.error is not None and not s.scores)]
+    incomplete, reasons = _incomplete(log, [(s.id, s.epoch) for s in samples], where)
+    if reasons and strict:
+        raise DataError("incomplete Inspect log (strict): " + "; ".join(reasons), source=where)
     for index, sample in enumerate(log.samples or []):
         if sample.error is not None and not sample.scores:
             errored.append(f"{sample.id} (epoch {sample.epoch})")
@@ -178,6 +329,8 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
         fields: dict[str, Any] = {"task_id": f"{task}/{sample_id}", "attempt": epoch,
                                   "metadata": {"inspect_task": task, "sample_id": sample_id,
                                                "epoch": epoch}}
+        if (sample_id, epoch) in incomplete:
+            fields["metadata"].update(incomplete=incomplete[(sample_id, epoch)], inspect_log=where)
         score = (sample.scores or {}).get(name) if name is not None else None
         if score is not None:
             outcome = score_to_outcome(score.value)
@@ -204,19 +357,29 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
             refs = None
         out.append(_convert(messages, session_id=f"{model}/{task}/{sample_id}/epoch-{epoch}",
                             assistant_id=model, references=refs, fields=fields, ctx=ctx))
-    if errored:
-        warnings.warn(f"agenteval: {where}: {len(errored)} sample(s) errored and are left out, as Inspect "
-                      f"leaves them out of its metrics: {', '.join(errored[:10])}"
-                      f"{' ...' if len(errored) > 10 else ''}", UserWarning, stacklevel=2)
+    if errored:  # Inspect leaves them out of its metrics: so do we, and say so
+        reasons.insert(0, f"{len(errored)} sample(s) errored and are left out, as Inspect leaves "
+                          f"them out of its metrics: {_list(errored)}")
+    if reasons:
+        cause = "; ".join(reasons)
+        if incomplete:
+            cause += (": pass^k rests on fewer (or other) attempts than the evaluation asked for "
+                      "(each such conversation has metadata['incomplete']; strict / --strict "
+                      "makes this an error)")
+        warnings.warn(f"agenteval: {where}: {cause}",
+                      IncompleteLogWarning if incomplete else UserWarning, stacklevel=2)
     return out
 
 
 class InspectLogRetriever(_FileRetriever):
-    """One Inspect AI log file (``.eval`` or ``.json``); ``scorer`` picks among several."""
+    """One Inspect AI log file (``.eval`` or ``.json``); ``scorer`` picks among several;
+    ``strict``: an incomplete log is a DataError (module docstring)."""
 
-    def __init__(self, path: str | Path, *, scorer: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, path: str | Path, *, scorer: str | None = None, strict: bool = False,
+                 **kwargs: Any) -> None:
         super().__init__(path, **kwargs)
         self.scorer = scorer
+        self.strict = strict
 
     def _located(self) -> list[tuple[Dataset, _Where]]:
         source = str(self.path)
@@ -224,5 +387,6 @@ class InspectLogRetriever(_FileRetriever):
         if not log.samples:
             raise DataError("no samples in this Inspect AI log (was it written with "
                             "--no-log-samples, or is the eval still running?)", source=source)
-        datasets = datasets_from_inspect_log(log, scorer=self.scorer, source=source)
+        datasets = datasets_from_inspect_log(log, scorer=self.scorer, source=source,
+                                             strict=self.strict)
         return [(ds, _Where(source, index=i)) for i, ds in enumerate(datasets)]

@@ -429,7 +429,7 @@ class OpenAITraceRetriever(_FileRetriever):
 _SESSION_COLUMNS = ("session_id", "assistant_id", "language", "context", "task_id", "outcome",
                     "attempt")
 _BATCH_COLUMNS = ("qa_id", "query", "assistant", "ground_truth_assistant", "observation",
-                  "agentic", "ground_truth_agentic", "logprobs", "weight", "score")
+                  "agentic", "ground_truth_agentic", "logprobs", "weight", "score", "rubric")
 _JSON_COLUMNS = ("agentic", "ground_truth_agentic", "logprobs")
 
 

@@ -9,8 +9,13 @@ group causes without parsing text:
                       (deterministic, cached like an invalid verdict)
     timeout, connection, http_429, http_5xx, http_4xx, broken_body, empty_choices
                       transport faults that outlived their retries (retried on the next run)
+    oversized         the reply was larger than :data:`agenteval.judge.transport.MAX_REPLY_BYTES`
+                      (not read further, not retried; retried on the next run)
+    item_mismatch     the verdict names another item than the one asked about (a server or
+                      proxy that mixed up replies; not cached, retried on the next run)
     deadline          not finished before the run deadline (retried on the next run)
-    fail_fast         not sent: a streak of identical transport faults stopped the run
+    fail_fast         not sent: judgments kept failing at the transport with no success for a
+                      while (the server is down), so the run stopped sending
     budget            not sent: ``max_calls`` reached
     other             anything else (the cause names the exception)
 
@@ -27,11 +32,13 @@ from dataclasses import dataclass
 from pydantic import ValidationError
 
 TRANSIENT = frozenset({"timeout", "connection", "http_429", "http_5xx", "broken_body",
-                       "empty_choices", "deadline", "fail_fast", "budget"})
+                       "empty_choices", "oversized", "item_mismatch", "deadline", "fail_fast",
+                       "budget"})
 """Codes of failures a later run may not repeat: never cached."""
 
 CODES = ("invalid_verdict", "truncated", "timeout", "connection", "http_429", "http_5xx", "http_4xx",
-         "broken_body", "empty_choices", "deadline", "fail_fast", "budget", "other")
+         "broken_body", "empty_choices", "oversized", "item_mismatch", "deadline", "fail_fast",
+         "budget", "other")
 
 
 class BudgetExhausted(Exception):
@@ -43,11 +50,12 @@ class DeadlineReached(Exception):
 
 
 class FailFast(Exception):
-    """Raised before a request once a streak of identical transport faults stopped the run."""
+    """Raised before a request once the run stopped sending (the server looks down)."""
 
-    def __init__(self, code: str, streak: int) -> None:
-        super().__init__(f"not sent: {streak} requests in a row failed the same way ({code}), "
-                         "so the run stopped sending")
+    def __init__(self, code: str, streak: int, window: float) -> None:
+        super().__init__(f"not sent: {streak} judgments in a row failed at the transport (last: "
+                         f"{code}) with no successful request for {window:g} s, so the run "
+                         "stopped sending")
         self.code = code
 
 
@@ -73,6 +81,24 @@ class ReplyCut(Exception):
                          "complete; not re-asked, since the same limit would cut it again")
 
 
+class ReplyTooLarge(Exception):
+    """A reply larger than the cap: not read further, so it cannot cost memory."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__(f"reply larger than {limit:,} bytes; not read further")
+
+
+class ItemMismatch(Exception):
+    """The verdict echoes another item's identity: the reply is not for this request.
+
+    Deliberately not a ``ValueError``: a reply meant for another request is not re-asked.
+    """
+
+    def __init__(self, expected: str, got: object) -> None:
+        super().__init__(f"the verdict names item {str(got)[:40]!r}, not {expected!r}: the "
+                         "server answered with another request's reply")
+
+
 class EmptyChoices(Exception):
     """An HTTP 200 whose completion has no ``choices``: retried like a broken body."""
 
@@ -90,6 +116,12 @@ class TransportError(Exception):
         super().__init__(f"request failed after {retries} retr{'y' if retries == 1 else 'ies'}")
         self.retries = retries
         self.code = code
+
+
+JUDGE_FAILURES: tuple[type[BaseException], ...] = (
+    TransportError, BudgetExhausted, DeadlineReached, FailFast, AuthFailed, InvalidVerdict,
+    ReplyCut, ItemMismatch)
+"""What a judgment may fail with (the judge's failures); anything else is a bug that raises."""
 
 
 @dataclass(frozen=True)
@@ -118,12 +150,13 @@ def describe(exc: BaseException, reasks: int) -> tuple[str, str]:
             return code, f"HTTP {status}: {short(str(fault).removeprefix(f'HTTP {status}: '))}{after}"
         what = {"timeout": "request timed out", "connection": "connection error",
                 "broken_body": "response body is not a valid completion",
-                "empty_choices": "empty completion"}.get(code)
+                "empty_choices": "empty completion",
+                "oversized": "reply too large"}.get(code)
         if what is not None:
             return code, f"{what} ({type(fault).__name__}): {short(fault)}{after}"
         return code, f"{type(fault).__name__}: {short(fault)}{after}"
     for kind, code in ((DeadlineReached, "deadline"), (FailFast, "fail_fast"),
-                       (ReplyCut, "truncated")):
+                       (ReplyCut, "truncated"), (ItemMismatch, "item_mismatch")):
         found = find(exc, kind)
         if found is not None:
             return code, short(found)

@@ -21,23 +21,46 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import BaseModel
 
-from agenteval.errors import JudgeError
-from agenteval.judge.base import JudgeFailure
-from agenteval.judge.failures import (AuthFailed, BudgetExhausted, Failed, InvalidVerdict,
-                                      ReplyCut, describe, find)
+from agenteval.errors import JudgeError, JudgeKeyRefused
+from agenteval.judge.base import JudgeFailure, JudgeRun
+from agenteval.judge.failures import (JUDGE_FAILURES, AuthFailed, BudgetExhausted, Failed,
+                                      InvalidVerdict, ReplyCut, describe, find)
 from agenteval.judge.progress import Progress
 from agenteval.judge.templates import Template
 from agenteval.judge.transport import RunState, send
 
-if TYPE_CHECKING:
-    from agenteval.judge.llm import LLMJudge
-
 FAILURE_MARK = "__agenteval_failure__"
 """Key of a cached deterministic failure (never a field of a verdict)."""
+
+
+class BatchJudge(Protocol):
+    """What a batch asks of its judge (:class:`agenteval.judge.llm.BatchJudge` provides it)."""
+
+    model: str
+    max_calls: int | None
+    max_reasks: int
+    strict: bool
+    progress: bool | None
+    run_record: JudgeRun
+
+    def cache_key_for(self, template: Template, messages: list[dict[str, str]]) -> str: ...
+    def cached(self, key: str, model: type[BaseModel]) -> BaseModel | Failed | None: ...
+    def remember(self, key: str, verdict: BaseModel, stats: JobStats) -> None: ...
+    def claim(self, key: str) -> bool: ...
+    async def wait_claimed(self, key: str) -> bool: ...
+    def release(self, key: str) -> None: ...
+    def note_cache(self) -> None: ...
+    def remember_failure(self, key: str, code: str, cause: str, stats: JobStats) -> None: ...
+    def run_state(self) -> RunState: ...
+    async def concurrency(self) -> int: ...
+    def make_client(self) -> Any: ...
+    def scrub(self, text: str) -> str: ...
+    def scrub_verdict(self, verdict: BaseModel) -> BaseModel: ...
+    def auth_message(self, auth: AuthFailed) -> str: ...
 
 
 @dataclass
@@ -66,7 +89,7 @@ def phase_counts(run: Any, phase: str) -> dict[str, int]:
                                      "cache_hits": 0, "cached_failures": 0})
 
 
-async def run_jobs(judge: LLMJudge, jobs: list[Job], phase: str) -> list[BaseModel | JudgeFailure]:
+async def run_jobs(judge: BatchJudge, jobs: list[Job], phase: str) -> list[BaseModel | JudgeFailure]:
     """Judge every job; one outcome per job, in order."""
     run = judge.run_record
     counts = phase_counts(run, phase)
@@ -96,34 +119,58 @@ async def run_jobs(judge: LLMJudge, jobs: list[Job], phase: str) -> list[BaseMod
                                        + sum(len(g[2]) - 1 for g in groups.values()))
         state = judge.run_state()
         concurrency = await judge.concurrency()
-        semaphore = asyncio.Semaphore(concurrency)
         client = judge.make_client()
         bar = Progress(sum(len(g[2]) for g in groups.values()),
                        f"judging {phase} ({judge.model})", enabled=judge.progress)
+        state.on_pause = bar.pause
+        pending = iter(groups.items())  # the workers take the next judgment, one at a time
         try:
-            async def one(key: str, job: Job, messages: list[dict[str, str]],
-                          indices: list[int]) -> None:
-                async with semaphore:  # held for the whole judgment, re-asks and backoff too
-                    result = await _judge_one(judge, client, state, job, messages, key)
-                for i in indices:
-                    out[i] = _outcome(judge, result, jobs[i], counts)
-                bar.update(len(indices), errors=len(indices) if isinstance(result, Failed) else 0)
+            async def worker() -> None:
+                for key, (job, messages, indices) in pending:
+                    result = await _from_other_process(judge, key, job, indices, counts)
+                    if result is None:
+                        try:
+                            result = await _judge_one(judge, client, state, job, messages, key)
+                        finally:
+                            judge.release(key)
+                    for i in indices:
+                        out[i] = _outcome(judge, result, jobs[i], counts)
+                    bar.update(len(indices),
+                               errors=len(indices) if isinstance(result, Failed) else 0)
 
             async with asyncio.TaskGroup() as group:
-                for key, (job, messages, indices) in groups.items():
-                    group.create_task(one(key, job, messages, indices))
+                for _ in range(min(concurrency, len(groups))):
+                    group.create_task(worker())
         except BaseExceptionGroup as group_error:
-            first = _first_judge_error(group_error)
-            if first is not None:
-                raise first from None
-            raise
+            # The first JudgeError (strict, auth) as itself; else the first exception, e.g. a
+            # bug of agenteval, as itself with its own traceback (not wrapped in a group).
+            first = _first(group_error, JudgeError) or _first(group_error, BaseException)
+            raise first from None
         finally:
             bar.close()
             await client.close()
+    judge.note_cache()
     return out  # type: ignore[return-value]
 
 
-def _outcome(judge: LLMJudge, result: BaseModel | Failed, job: Job,
+async def _from_other_process(judge: BatchJudge, key: str, job: Job, indices: list[int],
+                              counts: dict[str, int]) -> BaseModel | Failed | None:
+    """The outcome another process sharing the cache just stored for ``key``, else None (this
+    process judges it: it holds the claim, or the other process gave up)."""
+    if judge.claim(key) or not await judge.wait_claimed(key):
+        return None
+    hit = judge.cached(key, job.template.model)
+    if hit is None:
+        return None
+    run = judge.run_record
+    run.details["from_other_process"] = run.details.get("from_other_process", 0) + len(indices)
+    if not isinstance(hit, Failed):
+        run.cache_hits += len(indices)
+        counts["cache_hits"] += len(indices)
+    return hit
+
+
+def _outcome(judge: BatchJudge, result: BaseModel | Failed, job: Job,
              counts: dict[str, int]) -> BaseModel | JudgeFailure:
     """One item's outcome from its (possibly shared) judgment, with per-item accounting."""
     if not isinstance(result, Failed):
@@ -140,7 +187,7 @@ def _outcome(judge: LLMJudge, result: BaseModel | Failed, job: Job,
                         code=result.code, cached=result.cached)
 
 
-async def _judge_one(judge: LLMJudge, client: Any, state: RunState, job: Job,
+async def _judge_one(judge: BatchJudge, client: Any, state: RunState, job: Job,
                      messages: list[dict[str, str]], key: str) -> BaseModel | Failed:
     run = judge.run_record
     budget = f"not judged: max_calls={judge.max_calls} reached"
@@ -150,12 +197,13 @@ async def _judge_one(judge: LLMJudge, client: Any, state: RunState, job: Job,
     template = job.template
     try:
         verdict = await _ask(judge, client, state, template, messages, stats)
-    except Exception as exc:  # every failure becomes a record (or JudgeError if strict)
+    except JUDGE_FAILURES as exc:  # the judge's failures become records (or JudgeError if
+        # strict); anything else is a bug of agenteval and propagates with its traceback
         reasks = max(stats.sends - 1, 0)
         run.details["reasks"] += reasks
         auth = find(exc, AuthFailed)
         if auth is not None:
-            raise JudgeError(judge.auth_message(auth)) from None  # type: ignore[arg-type]
+            raise JudgeKeyRefused(judge.auth_message(auth)) from None  # type: ignore[arg-type]
         if find(exc, BudgetExhausted) is not None:
             return Failed("budget", f"{budget} part-way through this item "
                                     f"({stats.responses} reply(ies) received, {reasks} "
@@ -169,19 +217,22 @@ async def _judge_one(judge: LLMJudge, client: Any, state: RunState, job: Job,
             judge.remember_failure(key, code, cause, stats)
         return Failed("error", cause, code)
     run.details["reasks"] += max(stats.sends - 1, 0)
+    verdict = judge.scrub_verdict(verdict)  # a reasoning that echoes the key is never stored
     judge.remember(key, verdict, stats)
     return verdict
 
 
-async def _ask(judge: LLMJudge, client: Any, state: RunState, template: Template,
+async def _ask(judge: BatchJudge, client: Any, state: RunState, template: Template,
                messages: list[dict[str, Any]], stats: JobStats) -> BaseModel:
     """Send, parse (salvaging a cut reply), re-ask with the error while replies are invalid."""
     msgs = messages
     error = ""
+    data = ("\n".join(m["content"] for m in messages if m.get("role") == "user")
+            if template.searches else "")
     for _ in range(judge.max_reasks + 1):
         response = await send(client, template.encode(msgs), state, stats)
         try:
-            verdict, salvaged = template.parse(response)
+            verdict, salvaged = template.parse(response, data=data)
         except ValueError as exc:  # ValidationError and JSONDecodeError are ValueErrors
             error = str(exc)
             if response.choices[0].finish_reason == "length":  # the same limit would cut again
@@ -194,12 +245,12 @@ async def _ask(judge: LLMJudge, client: Any, state: RunState, template: Template
     raise InvalidVerdict(error)
 
 
-def _first_judge_error(group: BaseExceptionGroup) -> JudgeError | None:
+def _first(group: BaseExceptionGroup, kind: type[BaseException]) -> BaseException | None:
     for exc in group.exceptions:
-        if isinstance(exc, JudgeError):
-            return exc
         if isinstance(exc, BaseExceptionGroup):
-            found = _first_judge_error(exc)
+            found = _first(exc, kind)
             if found is not None:
                 return found
+        elif isinstance(exc, kind):
+            return exc
     return None

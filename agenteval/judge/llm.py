@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import os
 import time
 from collections.abc import Sequence
@@ -60,7 +61,10 @@ LOCAL_TIMEOUT = 300.0
 """Default per-request timeouts (seconds): a local server on a CPU can take minutes per reply."""
 
 FAIL_FAST_AFTER = 8
-"""Identical transport faults in a row (no success between) after which a run stops sending."""
+"""Judgments failed at the transport in a row (after their retries) before a run may stop."""
+
+FAIL_FAST_WINDOW = 30.0
+"""...and seconds with no successful request at all before it does (the server is down)."""
 
 _Secret = Secret  # the name earlier versions used
 
@@ -70,7 +74,7 @@ def _is_instructor_client(obj: Any) -> bool:
 
 
 def extract_json(text: str, bos: str, eos: str) -> str:
-    """The text between the first ``bos`` and the next ``eos`` (or a bare JSON object)."""
+    """The JSON of the last block between ``bos`` and ``eos`` (or a reply that is bare JSON)."""
     return prompts_extract(text, bos, eos)
 
 
@@ -96,18 +100,21 @@ class LLMJudge(Judge):
     at once (llama.cpp ``/props`` ``total_slots`` or ``/slots``) and uses that, else 16;
     ``timeout=None`` is 300 s per request for a local host (loopback, private network) and 60 s
     otherwise. ``deadline`` (seconds from :meth:`start_run`) bounds the whole run: what is not
-    done by then fails with code ``deadline`` (retried on the next run). After
-    ``fail_fast_after`` identical transport faults in a row (timeouts, connection errors, 5xx,
-    broken bodies) with no success in between, the run stops sending and the rest fail with
-    code ``fail_fast``.
+    done by then fails with code ``deadline`` (retried on the next run). Once
+    ``fail_fast_after`` judgments in a row failed at the transport after their retries
+    (timeouts, connection errors, 429, 5xx, broken bodies) AND no request at all succeeded for
+    ``fail_fast_window`` seconds, the run stops sending and the rest fail with code
+    ``fail_fast``: a burst of faults, or a steady share of them, on a server that still answers
+    never stops a run.
 
     ``cache``: True (default location, see :func:`agenteval.judge.cache.default_cache_path`),
     False/None (off), or a file path. Deterministic failures (no valid verdict after the
     re-asks) are cached as failures and not paid again unless ``retry_failed=True``.
     ``max_calls`` caps the HTTP requests of one run (from :meth:`start_run`); items left unjudged
     come back as ``JudgeFailure(kind="budget")``. ``retry_initial_delay``/``retry_max_delay``
-    shape the exponential backoff (seconds); a ``retry-after`` header is honoured up to
-    ``retry_max_delay``. ``strict=True`` raises ``JudgeError`` on the first failed judgment
+    shape the exponential backoff (seconds); a valid ``retry-after`` / ``retry-after-ms``
+    header (a finite number >= 0, or an HTTP date) is honoured up to ``retry_max_delay``, as one
+    pause of the whole run (shown in the progress line), not one per request. ``strict=True`` raises ``JudgeError`` on the first failed judgment
     (budget cuts stay ``JudgeFailure`` records). ``mode`` names an output mode (default
     ``json_schema``; ``tools``, ``tools_strict``, ``json``, ``md_json``; instructor's names and
     ``instructor.Mode`` values are accepted); ``use_structured_output=False`` selects the
@@ -130,6 +137,7 @@ class LLMJudge(Judge):
                  retry_failed: bool = False, max_calls: int | None = None, strict: bool = False,
                  include_history: bool = False, progress: bool | None = None,
                  fail_fast_after: int | None = FAIL_FAST_AFTER,
+                 fail_fast_window: float = FAIL_FAST_WINDOW,
                  retry_initial_delay: float = 0.5, retry_max_delay: float = 60.0) -> None:
         self.max_concurrency = (None if max_concurrency is None
                                 else _check_int("max_concurrency", max_concurrency, 1))
@@ -139,6 +147,7 @@ class LLMJudge(Judge):
         self.deadline = None if deadline is None else _check_positive("deadline", deadline)
         self.fail_fast_after = (None if fail_fast_after is None
                                 else _check_int("fail_fast_after", fail_fast_after, 1))
+        self.fail_fast_window = _check_nonneg("fail_fast_window", fail_fast_window)
         if max_tokens not in ("auto", None):
             max_tokens = _check_int("max_tokens", max_tokens, 1)
         self.max_tokens = max_tokens
@@ -402,6 +411,31 @@ class LLMJudge(Judge):
         except ValidationError:
             return None
 
+    def claim(self, key: str) -> bool:
+        """True when this process should send ``key`` now (no other process is judging it)."""
+        return self.cache is None or self.cache.claim(key, self._lease())
+
+    async def wait_claimed(self, key: str) -> bool:
+        """Wait for another process's verdict on ``key``: True once stored, False when this
+        process should judge it after all (see :meth:`JudgeCache.wait_for`)."""
+        return self.cache is not None and await self.cache.wait_for(key, self._lease())
+
+    def release(self, key: str) -> None:
+        """Drop this process's claim on ``key``."""
+        if self.cache is not None:
+            self.cache.release(key)
+        self.note_cache()
+
+    def note_cache(self) -> None:
+        """Put a cache problem (unreadable, full or read-only disk) into the run record."""
+        if self.cache is not None and self.cache.problem is not None:
+            self.run_record.details["cache_problem"] = self.cache.problem
+
+    def _lease(self) -> float:
+        """How long a claim holds: the longest one judgment may take."""
+        return (self.timeout * (self.max_retries + 1) * (self.max_reasks + 1)
+                + self.retry_max_delay * self.max_retries)
+
     def remember(self, key: str, verdict: BaseModel, stats: JobStats) -> None:
         """Write a verdict now: a cancelled run keeps every finished verdict."""
         if self.cache is not None:
@@ -422,7 +456,8 @@ class LLMJudge(Judge):
                                retry_initial_delay=self.retry_initial_delay,
                                retry_max_delay=self.retry_max_delay, max_calls=self.max_calls,
                                deadline_at=self._deadline_at,
-                               fail_fast_after=self.fail_fast_after), self.run_record)
+                               fail_fast_after=self.fail_fast_after,
+                               fail_fast_window=self.fail_fast_window), self.run_record)
 
     async def concurrency(self) -> int:
         """``max_concurrency``, else the server's slot count (asked once), else 16."""
@@ -448,8 +483,31 @@ class LLMJudge(Judge):
 
     def scrub(self, text: str) -> str:
         """``text`` with the key replaced by ``***``."""
-        key = (self._secret.get() if self._secret else None) or ""
+        key = self._key_text()
         return text.replace(key, "***") if len(key) >= 4 else text
+
+    def scrub_verdict(self, verdict: M) -> M:
+        """``verdict`` with the key replaced by ``***`` in every text (a reasoning echoing it)."""
+        key = self._key_text()
+        if len(key) < 4:
+            return verdict
+        data = verdict.model_dump(mode="json")
+        if key not in json.dumps(data, ensure_ascii=False):
+            return verdict
+        return type(verdict).model_validate(_replace_texts(data, key))
+
+    def _key_text(self) -> str:
+        return (self._secret.get() if self._secret else None) or ""
+
+
+def _replace_texts(value: Any, key: str) -> Any:
+    if isinstance(value, str):
+        return value.replace(key, "***")
+    if isinstance(value, list):
+        return [_replace_texts(v, key) for v in value]
+    if isinstance(value, dict):
+        return {k: _replace_texts(v, key) for k, v in value.items()}
+    return value
 
 
 def _to_verdict(out: BaseModel | JudgeFailure) -> JudgeOutcome:

@@ -9,6 +9,7 @@ most every :data:`LOG_INTERVAL` seconds so a log is not flooded.
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 DELAY = 1.0
@@ -24,6 +25,8 @@ class Progress:
     def __init__(self, total: int, desc: str, *, enabled: bool | None = None,
                  unit: str = "item") -> None:
         self.errors = 0
+        self.pauses = 0
+        self._paused_until = 0.0
         self._bar: Any = None
         if enabled is False or total <= 0:
             return
@@ -44,10 +47,25 @@ class Progress:
         """Count ``n`` finished items, ``errors`` of which failed."""
         if self._bar is None:
             return
-        if errors:
+        if errors or self._paused_until:
             self.errors += errors
-            self._bar.set_postfix_str(f"errors={self.errors}", refresh=False)
+            self._bar.set_postfix_str(self._postfix(), refresh=False)
         self._bar.update(n)
+
+    def pause(self, seconds: float) -> None:
+        """Show that the run waits ``seconds`` because the server asked (retry-after, 429)."""
+        self.pauses += 1
+        self._paused_until = time.monotonic() + seconds
+        if self._bar is not None:
+            self._bar.set_postfix_str(self._postfix(), refresh=True)
+
+    def _postfix(self) -> str:
+        text = f"errors={self.errors}"
+        left = self._paused_until - time.monotonic()
+        if left > 0:
+            return f"{text}, server asked to wait: paused {left:.0f} s"
+        self._paused_until = 0.0
+        return text
 
     def close(self) -> None:
         if self._bar is not None:

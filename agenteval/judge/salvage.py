@@ -12,6 +12,7 @@ verdict field is incomplete.
 from __future__ import annotations
 
 import json
+from collections import deque
 from typing import Any
 
 CUT_MARK = "…"
@@ -21,13 +22,16 @@ _MAX_TRIES = 64
 
 
 def salvage_json(text: str) -> dict[str, Any] | None:
-    """The JSON object a truncated ``text`` begins, completed at its last safe point, or None."""
-    start = text.find("{")
-    if start < 0:
+    """The JSON object a truncated ``text`` is, completed at its last safe point, or None.
+
+    ``text`` must start with the object (leading whitespace aside): an object found later in
+    prose is never read as the verdict.
+    """
+    body = text.lstrip()
+    if not body.startswith("{"):
         return None
-    body = text[start:]
     cuts = _safe_cuts(body)
-    for cut, open_string in reversed(cuts[-_MAX_TRIES:]):
+    for cut, open_string in reversed(cuts):
         candidate = _close(body[:cut], open_string)
         if candidate is None:
             continue
@@ -40,13 +44,14 @@ def salvage_json(text: str) -> dict[str, Any] | None:
     return None
 
 
-def _safe_cuts(body: str) -> list[tuple[int, bool]]:
-    """Positions where the text can be cut and closed: (end index, inside a string value).
+def _safe_cuts(body: str) -> deque[tuple[int, bool]]:
+    """The last :data:`_MAX_TRIES` positions where the text can be cut and closed: (end index,
+    inside a string value); only those are kept, so memory is bounded whatever the length.
 
     Safe points: just after a complete value (string, true/false/null, closed bracket, or a
     number followed by a delimiter), and inside a string value (to keep a cut reasoning).
     """
-    cuts: list[tuple[int, bool]] = []
+    cuts: deque[tuple[int, bool]] = deque(maxlen=_MAX_TRIES)
     stack: list[str] = []
     in_string = escaped = False
     expect_key: list[bool] = []  # per open object: is the next string a key?

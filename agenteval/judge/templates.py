@@ -9,9 +9,12 @@ request is its request preparation (150 µs for ``json_schema`` to 740 µs for `
 measured; a schema generation each time), so that runs once; its parse costs 8-13 µs per reply.
 
 What is ours, on top: the transport (see :mod:`agenteval.judge.transport`); salvage of replies
-cut at the token limit (:mod:`agenteval.judge.salvage`), which instructor rejects outright; a
-lenient reading of a ``tools`` reply without a tool call and of an unclosed ```json block; and
-the plain-text mode, which instructor does not have:
+the server cut at the token limit (``finish_reason`` "length"; :mod:`agenteval.judge.salvage`),
+which instructor rejects outright; a ``tools`` reply whose JSON came as content; and the
+plain-text mode, which instructor does not have. The answer being judged must never set its own
+verdict: a reply that is not the verdict itself is invalid (re-asked, then a judge error), and in
+the two modes that search a text for the verdict, only the reply's LAST block counts and never one
+that also occurs in the judged data:
 
     json_schema   response_format json_schema (llama.cpp, vLLM, OpenAI enforce it by grammar)
     tools         one forced function call whose parameters are the schema
@@ -95,6 +98,13 @@ class Template:
     """What instructor's parser raises for a reply it does not accept."""
     prefix: bytes = b""
     """The request body's JSON up to its ``messages`` (encoded once, not per request)."""
+    salvageable: bool = True
+    """False when the verdict holds a list of variable length (see :func:`salvageable`)."""
+
+    @property
+    def searches(self) -> bool:
+        """True for the modes that search the reply's text for the verdict (md_json, plain)."""
+        return self.mode in (PLAIN, "md_json")
 
     def messages(self, base: list[dict[str, str]]) -> list[dict[str, str]]:
         """The first request's messages: ``base`` (system, then user) with the format added."""
@@ -110,54 +120,82 @@ class Template:
         return b"".join((self.prefix, json.dumps(messages, separators=(",", ":")).encode(),
                          b"}"))
 
-    def parse(self, response: Any) -> tuple[BaseModel, bool]:
+    def parse(self, response: Any, *, data: str = "") -> tuple[BaseModel, bool]:
         """(verdict, salvaged) from a completion; raises ValueError/ValidationError if invalid.
 
-        instructor's parser first; when it rejects the reply, our reading of it: the reply's
-        JSON text as it is, else salvaged when it was cut (at the token limit or otherwise not
-        closed) with its verdict fields complete: the open reasoning is closed and marked, a
-        missing top-level reasoning filled in, and the result must still validate.
+        The reply must BE the verdict (see the module docstring): in the JSON and tool modes the
+        whole content (or tool arguments) is the JSON object, nothing before or after it; in the
+        modes that search a text (``md_json``, ``plain``) only the reply's LAST JSON block
+        counts, and never one that also occurs in the judged ``data`` (an answer that carries
+        ``{"score": 1.0}`` cannot set its own verdict when the model restates it). Only a reply
+        the server cut at the token limit (``finish_reason`` "length") is salvaged, and only
+        when no list of variable length is part of the verdict (a cut statement list would
+        change the score it decides).
         """
-        first: Exception | None = None
-        if self.handlers is not None:
+        choice = response.choices[0]
+        message = choice.message
+        check_reply_shape(message)
+        cut = choice.finish_reason == "length"
+        if not cut and self.handlers is not None and self.mode != "md_json":
             try:
                 verdict = self.handlers.response_parser(response=response,
                                                         response_model=self.model)
             except self.rejects as exc:
-                # ValidationError, ResponseParsingError, IncompleteOutputException (a cut
-                # reply), AssertionError (a refusal): our reading below decides.
-                first = exc
+                # ValidationError, ResponseParsingError, AssertionError (a refusal): our
+                # strict reading below decides (a tools reply may carry its JSON as content).
+                first: Exception | None = exc
             else:
                 verdict.__dict__.pop("_raw_response", None)  # instructor attaches the reply
                 return verdict, False
-        text = self._text(response.choices[0].message)
+        else:
+            first = None
+        text = self._text(message, cut=cut)
+        self._check_not_in_data(text, data)
         try:
             return self.model.model_validate_json(text), False
         except (ValueError, ValidationError) as exc:
             own: Exception = exc
-        salvaged = salvage_json(text)
-        if salvaged is not None:
-            if "reasoning" in self.model.model_fields:
-                reason = salvaged.setdefault("reasoning", _CUT_REASON)
-                limit = self.reasoning_max
-                if isinstance(reason, str) and limit is not None and len(reason) > limit:
-                    salvaged["reasoning"] = reason[: limit - len(CUT_MARK)] + CUT_MARK
-            try:
-                return self.model.model_validate(salvaged), True
-            except ValidationError:
-                pass
+        if cut and self.salvageable:
+            salvaged = salvage_json(text)
+            if salvaged is not None:
+                if "reasoning" in self.model.model_fields:
+                    reason = salvaged.setdefault("reasoning", _CUT_REASON)
+                    limit = self.reasoning_max
+                    if isinstance(reason, str) and limit is not None and len(reason) > limit:
+                        salvaged["reasoning"] = reason[: limit - len(CUT_MARK)] + CUT_MARK
+                try:
+                    return self.model.model_validate(salvaged), True
+                except ValidationError:
+                    pass
         raise (first if isinstance(first, ValueError) else own) from None
 
-    def _text(self, message: Any) -> str:
+    def _text(self, message: Any, *, cut: bool = False) -> str:
+        """The verdict's JSON text of a reply (see :meth:`parse`)."""
         if self.mode in ("tools", "tools_strict"):
-            calls = getattr(message, "tool_calls", None) or []
+            calls = message.tool_calls or []
             if calls:
                 return calls[0].function.arguments or ""
             return message.content or ""
         content = message.content or ""
-        if self.mode in (PLAIN, "md_json"):
-            return prompts_extract(content, self.bos, self.eos, lenient=self.mode == "md_json")
+        if self.mode == PLAIN:
+            return prompts_extract(content, self.bos, self.eos, cut=cut)
+        if self.mode == "md_json":
+            if cut:
+                return prompts_extract(content, "```json", "```", cut=True)
+            from instructor.v2.core.json import extract_json_from_codeblock
+
+            return extract_json_from_codeblock(content)  # the LAST JSON object of the reply
         return content
+
+    def _check_not_in_data(self, text: str, data: str) -> None:
+        """In the modes that search a text: the verdict block must not be quoted from the data."""
+        if not self.searches or not data:
+            return
+        block = _squeeze(text)
+        if len(block) >= 2 and block in _squeeze(data):
+            raise ValueError("the reply's JSON block also occurs in the judged data (it quotes "
+                             "the data instead of giving its own verdict); give your own "
+                             "verdict as the only JSON block")
 
     def reask(self, messages: list[dict[str, Any]], response: Any,
               error: Exception) -> list[dict[str, Any]]:
@@ -172,23 +210,66 @@ class Template:
         return kwargs["messages"]
 
 
-def prompts_extract(text: str, bos: str, eos: str, *, lenient: bool = False) -> str:
-    """The JSON between ``bos`` and ``eos``; a cut block (no ``eos``) keeps what arrived."""
-    start = text.find(bos)
+def prompts_extract(text: str, bos: str, eos: str, *, cut: bool = False) -> str:
+    """The JSON of the LAST block between ``bos`` and ``eos``, or a reply that is bare JSON.
+
+    The last block is the model's own verdict: an earlier one may quote the judged data. A block
+    left open (no ``eos``) counts only when the server cut the reply (``cut``), so salvage can
+    read what arrived. A JSON object found inside prose is never taken as the verdict.
+    """
+    start = text.rfind(bos)
     if start >= 0:
         body = text[start + len(bos):]
         end = body.find(eos)
         if end < 0:
-            if lenient or body.lstrip().startswith("{"):
+            if cut and body.lstrip().startswith("{"):
                 return body.strip()  # cut before the closing clause: salvage may still work
             raise ValueError(f"the JSON block opened with {bos!r} is not closed with {eos!r}")
         return body[:end].strip()
     stripped = text.strip()
     if stripped.startswith("{"):
         return stripped
-    if lenient and "{" in stripped:
-        return stripped[stripped.index("{"):]
     raise ValueError(f"no JSON block between {bos!r} and {eos!r} in the reply")
+
+
+def check_reply_shape(message: Any) -> None:
+    """A reply's message fields have the types a completion has (else the reply is invalid).
+
+    A hostile or broken server can send ``"content": 5`` or a tool call without arguments; that
+    is an invalid reply (re-asked), never an error inside the parsers.
+    """
+    content = message.content
+    if content is not None and not isinstance(content, str):
+        raise ValueError(f"the reply's content is a {type(content).__name__}, not text")
+    calls = message.tool_calls
+    if calls is None:
+        return
+    if not isinstance(calls, list):
+        raise ValueError("the reply's tool_calls is not a list")
+    for call in calls:
+        function = getattr(call, "function", None)
+        arguments = getattr(function, "arguments", None) if function is not None else None
+        if not isinstance(arguments, str):
+            raise ValueError("a tool call in the reply has no arguments text")
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+def salvageable(schema: dict[str, Any]) -> bool:
+    """True when no array in the schema has a variable length (its length may decide a score)."""
+    stack: list[Any] = [schema]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, dict):
+            if node.get("type") == "array" and (node.get("minItems") is None
+                                                or node.get("minItems") != node.get("maxItems")):
+                return False
+            stack.extend(node.values())
+        elif isinstance(node, list):
+            stack.extend(node)
+    return True
 
 
 def reply_tokens(schema: dict[str, Any]) -> int:
@@ -241,7 +322,7 @@ def build_template(model: type[BaseModel], mode: str, *, judge_model: str, tempe
     return Template(model=model, mode=mode, schema=schema, schema_text=schema_text, body=body,
                     system_suffix=system_suffix, user_suffix=user_suffix, bos=bos, eos=eos,
                     reasoning_max=reasoning_max, handlers=handlers, rejects=rejects,
-                    prefix=prefix.encode())
+                    prefix=prefix.encode(), salvageable=salvageable(schema))
 
 
 def _suffixes(messages: list[dict[str, Any]], mode: str) -> tuple[str, str]:

@@ -3,8 +3,11 @@
 Every request passes through :func:`send`, which enforces the call budget and the run deadline,
 retries transport faults (429 honouring ``retry-after``, 5xx, 408/409, timeouts, connection
 errors, a 200 whose body is not JSON or has no ``choices``) with jittered exponential backoff,
-and stops the whole run at the first 401/403 (:class:`AuthFailed`) or once a streak of identical
-faults shows the server is down (:class:`FailFast`). There are no hidden retries below this, so
+and stops the whole run at the first 401/403 (:class:`AuthFailed`) or once judgments keep failing
+with no success for a while (:class:`FailFast`, see :class:`RunState`). A ``retry-after`` is
+validated, capped and shared: one run-wide pause, not one sleep per request. Credentials never go
+to another origin (the slot probe follows no redirect; aiohttp drops ``Authorization`` on a
+redirect to another host), and no reply is read past :data:`MAX_REPLY_BYTES`. There are no hidden retries below this, so
 every request is seen and counted. Requests go out through one aiohttp connection pool per batch
 (:class:`HTTPClient`); a ready openai client only lends its settings (URL, key, headers).
 
@@ -22,22 +25,29 @@ import email.utils
 import ipaddress
 import json
 import logging
+import math
 import random
 import re
 import time
 import urllib.request
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit, urlunsplit
 
 from agenteval.errors import ConfigError
 from agenteval.judge.failures import (AuthFailed, BudgetExhausted, DeadlineReached,
-                                      EmptyChoices, FailFast, TransportError)
+                                      EmptyChoices, FailFast, ReplyTooLarge, TransportError)
 
 OPENAI_BASE_URL = "https://api.openai.com/v1"
+MAX_REPLY_BYTES = 1 << 20
+"""A reply (or error body) longer than this is not read further (code ``oversized``): a verdict
+is a few hundred bytes, and a 40 MB reply read and parsed would cost gigabytes."""
 RETRY_STATUS = frozenset({408, 409, 429})
-STREAK_CODES = frozenset({"timeout", "connection", "http_5xx", "broken_body", "empty_choices"})
-"""Faults that, repeated with no success in between, mean the server is down (not 429)."""
+STREAK_CODES = frozenset({"timeout", "connection", "http_5xx", "http_429", "broken_body",
+                          "empty_choices"})
+"""Faults that, ending judgment after judgment with no success in between, mean the server is
+down (or refuses this client)."""
 _CREDENTIAL_QUERY = re.compile(r"key|token|secret|passw|auth|sig|credential", re.IGNORECASE)
 
 
@@ -130,17 +140,26 @@ def server_slots(base_url: str, api_key: str | None, *, timeout: float = 2.0) ->
     root = safe_endpoint(base_url)
     root = root[:-3] if root.endswith("/v1") else root
     headers = {"Authorization": f"Bearer {api_key}"} if api_key and api_key != "EMPTY" else {}
+    # No redirects: urllib would follow one to any host with the Authorization header.
+    opener = urllib.request.build_opener(_NoRedirect)
     for path, read in (("/props", lambda d: d.get("total_slots")),
                        ("/slots", lambda d: len(d) if isinstance(d, list) else None)):
         try:
             request = urllib.request.Request(root + path, headers=headers)
-            with urllib.request.urlopen(request, timeout=timeout) as response:  # noqa: S310
-                value = read(json.loads(response.read()))
+            with opener.open(request, timeout=timeout) as response:
+                value = read(json.loads(response.read(MAX_REPLY_BYTES)))
         except Exception:  # noqa: BLE001 - any failure means "the server does not say"
             continue
         if isinstance(value, int) and not isinstance(value, bool) and value >= 1:
             return value
     return None
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    """Refuses every redirect (the probe then reads "the server does not say")."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
 
 
 class StatusError(Exception):
@@ -182,7 +201,7 @@ class HTTPClient:
         limit = self._timeout_of(total=timeout)  # a run deadline shortens it request by request
         async with self.http.post(self.url, data=content, headers=self.headers, timeout=limit,
                                   proxy=self.proxy, proxy_auth=self.proxy_auth) as response:
-            raw = await response.read()
+            raw = await read_capped(response, MAX_REPLY_BYTES)
         if response.status >= 400:
             try:
                 detail: Any = json.loads(raw)
@@ -193,6 +212,20 @@ class HTTPClient:
 
     async def close(self) -> None:
         await self.http.close()
+
+
+async def read_capped(response: Any, limit: int) -> bytes:
+    """The body of an aiohttp response, or ReplyTooLarge once it passes ``limit`` bytes."""
+    if response.content_length is not None and response.content_length > limit:
+        raise ReplyTooLarge(limit)
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_any():
+        size += len(chunk)
+        if size > limit:
+            raise ReplyTooLarge(limit)  # leaving the context closes the connection
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def make_client(source: Any, *, base_url: str, api_key: str | None, timeout: float) -> HTTPClient:
@@ -243,11 +276,22 @@ class Policy:
     max_calls: int | None
     deadline_at: float | None
     fail_fast_after: int | None
+    fail_fast_window: float = 30.0
 
 
 @dataclass
 class RunState:
-    """What the requests of one run share: counters, the fault streak, the stop flag."""
+    """What the requests of one run share: counters, the fail-fast rule, the shared pause.
+
+    Fail-fast counts failed *judgments* (a logical request that outlived its retries with a
+    transport fault), in a row, reset by any successful request; it trips only when that streak
+    reaches ``fail_fast_after`` AND no request has succeeded for ``fail_fast_window`` seconds,
+    so a burst of faults on a healthy server, or a steady share of them, never stops a run.
+
+    The pause is run-wide: a 429 (or any fault with a ``retry-after``) holds back every request
+    of the run until ``pause_until``, instead of each request sleeping on its own while the
+    others keep hitting the server.
+    """
 
     policy: Policy
     run: Any  # JudgeRun
@@ -255,31 +299,60 @@ class RunState:
     streak: int = 0
     stopped: FailFast | None = None
     auth: AuthFailed | None = None
+    last_success: float = field(default_factory=time.monotonic)
+    pause_until: float = 0.0
+    on_pause: Callable[[float], None] | None = None
+    """Told the seconds of each new pause (the progress line shows the wait)."""
 
-    def note_fault(self, code: str) -> None:
+    def note_failed_judgment(self, code: str) -> None:
         if code not in STREAK_CODES:
             return
-        if code == self.streak_code:
-            self.streak += 1
-        else:
-            self.streak_code, self.streak = code, 1
+        self.streak_code, self.streak = code, self.streak + 1
         limit = self.policy.fail_fast_after
-        if limit is not None and self.streak >= limit and self.stopped is None:
-            self.stopped = FailFast(code, self.streak)
+        quiet = time.monotonic() - self.last_success
+        if (limit is not None and self.streak >= limit and quiet >= self.policy.fail_fast_window
+                and self.stopped is None):
+            self.stopped = FailFast(code, self.streak, self.policy.fail_fast_window)
 
     def note_success(self) -> None:
         self.streak_code, self.streak = "", 0
+        self.last_success = time.monotonic()
+
+    def pause(self, seconds: float) -> None:
+        """Hold back every request of the run for ``seconds`` from now (the longer pause wins)."""
+        until = time.monotonic() + seconds
+        if until > self.pause_until + 0.05:
+            details = self.run.details
+            details["paused_s"] = round(details.get("paused_s", 0.0)
+                                        + until - max(self.pause_until, time.monotonic()), 3)
+            self.pause_until = until
+            if self.on_pause is not None:
+                self.on_pause(seconds)
+
+    async def wait_pause(self) -> None:
+        """Sleep out the run-wide pause (DeadlineReached if it ends past the deadline)."""
+        while True:
+            left = self.pause_until - time.monotonic()
+            if left <= 0:
+                return
+            deadline = self.policy.deadline_at
+            if deadline is not None and self.pause_until >= deadline:
+                raise DeadlineReached("the server asked to wait past the run deadline")
+            await asyncio.sleep(left)
 
 
 async def send(client: Any, body: bytes, state: RunState, stats: Any) -> Any:
-    """One logical request: budget, deadline and stop checks, then transport-fault retries.
+    """One logical request: budget, deadline, pause and stop checks, then fault retries.
 
     Gives up with ``TransportError`` (the fault chained), never with the raw fault, so that the
-    layer above cannot mistake an unreadable body for an invalid verdict.
+    layer above cannot mistake an unreadable body for an invalid verdict. Only transport faults
+    are caught (:func:`transport_faults`): an exception of agenteval's own propagates.
     """
     policy, run = state.policy, state.run
+    faults = transport_faults()
     attempt = 0
     while True:
+        await state.wait_pause()
         if state.auth is not None:
             raise state.auth
         if state.stopped is not None:
@@ -297,28 +370,39 @@ async def send(client: Any, body: bytes, state: RunState, stats: Any) -> Any:
             stats.sends += 1
         try:
             response = await client.complete(body, timeout)
-        except Exception as exc:
+        except faults as exc:
             status = getattr(exc, "status_code", None)
             if status in (401, 403):
                 state.auth = state.auth or AuthFailed(status, _status_detail(exc))
                 raise state.auth from exc
             code = fault_code(exc)
-            state.note_fault(code)
             if attempt >= policy.max_retries or not retryable(exc) or state.stopped is not None:
                 if (policy.deadline_at is not None and code == "timeout"
                         and time.monotonic() >= policy.deadline_at):
                     raise DeadlineReached("not finished before the run deadline") from exc
+                state.note_failed_judgment(code)
                 raise TransportError(attempt, code) from exc
-            delay = backoff(exc, attempt, policy)
+            delay, shared = backoff(exc, attempt, policy, run)
             if policy.deadline_at is not None and time.monotonic() + delay >= policy.deadline_at:
                 raise DeadlineReached("the next retry would end past the run deadline") from exc
             attempt += 1
             run.details["retries"] += 1
-            await asyncio.sleep(delay)
+            if shared:
+                state.pause(delay)  # the next loop waits it out, with every other request
+            else:
+                await asyncio.sleep(delay)
             continue
         state.note_success()
         account(response, run, stats)
         return response
+
+
+def transport_faults() -> tuple[type[BaseException], ...]:
+    """What a request may fail with at the transport (anything else is a bug and raises)."""
+    import aiohttp
+
+    return (StatusError, EmptyChoices, ReplyTooLarge, TimeoutError, json.JSONDecodeError,
+            UnicodeDecodeError, aiohttp.ClientError, OSError)
 
 
 class Completion:
@@ -381,39 +465,60 @@ def retryable(exc: BaseException) -> bool:
     return fault_code(exc) in ("timeout", "connection", "broken_body", "empty_choices")
 
 
-def backoff(exc: BaseException, attempt: int, policy: Policy) -> float:
-    """``retry-after`` when the server sends one, else jittered exponential backoff."""
+def backoff(exc: BaseException, attempt: int, policy: Policy,
+            run: Any = None) -> tuple[float, bool]:
+    """(seconds, shared): the wait before the next try, and whether the whole run waits.
+
+    A valid ``retry-after`` (capped at ``retry_max_delay``) or any 429 is a run-wide pause: the
+    server is telling every request to slow down. Other faults back off per request, jittered
+    and exponential.
+    """
+    base = min(policy.retry_initial_delay * (2 ** attempt), policy.retry_max_delay)
     after = retry_after(exc)
     if after is not None:
-        return min(after, policy.retry_max_delay)
-    base = policy.retry_initial_delay * (2 ** attempt)
-    return min(base, policy.retry_max_delay) * random.uniform(0.5, 1.0)
+        if after > policy.retry_max_delay and run is not None:
+            run.details["retry_after_capped"] = run.details.get("retry_after_capped", 0) + 1
+        return min(after, policy.retry_max_delay), True
+    shared = getattr(exc, "status_code", None) == 429
+    return base * random.uniform(0.5, 1.0), shared
 
 
 def retry_after(exc: BaseException) -> float | None:
-    """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date), or None."""
+    """Seconds from ``retry-after-ms`` / ``retry-after`` (seconds or an HTTP date), or None.
+
+    A value that is not a finite number >= 0 (NaN, inf, negative, garbage) is ignored: a NaN
+    sleep corrupts asyncio's timer heap. Capping is the caller's (:func:`backoff`).
+    """
     response = getattr(exc, "response", None)
     headers = getattr(response, "headers", None)
     if not headers:
         return None
-    ms = headers.get("retry-after-ms")
+    ms = _finite(headers.get("retry-after-ms"))
     if ms is not None:
-        try:
-            return max(float(ms) / 1000.0, 0.0)
-        except ValueError:
-            pass
+        return ms / 1000.0
     value = headers.get("retry-after")
     if value is None:
         return None
+    seconds = _finite(value)
+    if seconds is not None:
+        return seconds
     try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
+        when = email.utils.parsedate_to_datetime(str(value))
+        left = when.timestamp() - time.time()
+    except (TypeError, ValueError, OverflowError, IndexError):
         return None
-    return max(when.timestamp() - time.time(), 0.0)
+    return max(left, 0.0) if math.isfinite(left) else None
+
+
+def _finite(value: Any) -> float | None:
+    """``value`` as a finite float >= 0, else None."""
+    if value is None:
+        return None
+    try:
+        number = float(str(value).strip())
+    except ValueError:
+        return None
+    return number if math.isfinite(number) and number >= 0 else None
 
 
 def fault_code(exc: BaseException) -> str:
@@ -422,6 +527,8 @@ def fault_code(exc: BaseException) -> str:
 
     if isinstance(exc, EmptyChoices):
         return "empty_choices"
+    if isinstance(exc, ReplyTooLarge):
+        return "oversized"
     if isinstance(exc, TimeoutError):  # asyncio's and aiohttp's timeouts (before OSError)
         return "timeout"
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError, aiohttp.ClientPayloadError)):

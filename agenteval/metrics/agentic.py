@@ -24,6 +24,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from agenteval._gc import collector_paused, existing_objects_frozen
+from agenteval.core.inspect_logs import check_complete
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
@@ -113,6 +114,11 @@ class Agentic:
         input_format: str | None = None,
         scorer: str | None = None,
         progress: bool | None = None,
+        graders: Sequence[Any] | None = None,
+        rubric: str | Sequence[str] | None = None,
+        rubric_scale: str = "pass_fail",
+        grader_outcome: str | Sequence[str] | None = None,
+        grader_concurrency: int = 4,
         **retriever_kwargs: Any,
     ) -> AgenticResults:
         """Evaluate every conversation and return per-conversation and suite results.
@@ -129,7 +135,8 @@ class Agentic:
             tool_weights: weights of selection / parameters / sequence / utilization.
             statistical_mode: FrequentistMode() (default) or BayesianMode().
             strict: raise JudgeError when a judge call fails instead of reporting it (budget
-                cuts and missing references stay reported).
+                cuts and missing references stay reported), and DataError for conversations
+                from an incomplete Inspect log (``metadata["incomplete"]``).
             include_history: show the judge the conversation's earlier turns.
             outcome_threshold: where the data gives outcomes or scores (``Dataset.outcome``,
                 ``Batch.score``), the value a success needs; None (default): within 1e-6 of 1.
@@ -141,6 +148,17 @@ class Agentic:
             scorer: Inspect logs with several scorers: which one gives the outcome.
             progress: None shows progress bars once a phase takes more than a moment, False
                 turns them off (the judge's too), True always shows them.
+            graders: your own graders (see ``agenteval.graders``): Python functions
+                ``grade(case, judge)``, ``"module:function"`` strings, ``ScriptGrader``
+                commands (AgentV's contract); each gives every interaction an extra named score.
+            rubric: criteria judged by the LLM judge on every interaction (added to the data's
+                ``rubric`` fields); their grader is named "rubric".
+            rubric_scale: "pass_fail" (default) or "grade" (0-1 in quarters, passed when >=
+                ``threshold``).
+            grader_outcome: the name(s) of graders (e.g. "rubric") whose pass decides each
+                interaction's correctness instead of the answer judge (all must pass; a grader
+                error is a judge error, out of n and c). Tool correctness still applies.
+            grader_concurrency: Python or script graders running at once.
         """
         if k is None:
             raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
@@ -154,19 +172,31 @@ class Agentic:
         with collector_paused():  # loading makes no cycles (agenteval._gc)
             datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
                                      **retriever_kwargs)
+        if strict:  # an incomplete Inspect log is an error, not a warning (issue 18.5)
+            check_complete(datasets)
         judge = resolve_judge(
             model,
             use_structured_output=use_structured_output,
             bos_json_clause=bos_json_clause,
             eos_json_clause=eos_json_clause,
         )
+        own_graders = None
+        if graders or rubric is not None or grader_outcome is not None or any(
+                ds.rubric or any(b.rubric for b in ds.conversation) for ds in datasets):
+            from agenteval.graders.run import resolve_graders
+
+            own_graders = resolve_graders(
+                graders, rubric=rubric, rubric_scale=rubric_scale, outcome=grader_outcome,
+                data_has_rubric=any(ds.rubric or any(b.rubric for b in ds.conversation)
+                                    for ds in datasets))
         settings = RunSettings(
             k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
             mode=mode, outcome_threshold=outcome_threshold, argument_matching=matching,
         )
         results = evaluate(datasets, judge, settings, strict=strict,
                            include_history=include_history, verbose=verbose,
-                           progress=progress)
+                           progress=progress, graders=own_graders,
+                           grader_concurrency=grader_concurrency)
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
@@ -182,12 +212,16 @@ def evaluate(
     include_history: bool = False,
     verbose: bool = False,
     progress: bool | None = None,
+    graders: Sequence[Any] | None = None,
+    grader_concurrency: int = 4,
 ) -> AgenticResults:
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
-    use, then estimate per conversation in one vectorised call."""
+    use, then estimate per conversation in one vectorised call. ``graders``: resolved by
+    ``agenteval.graders.run.resolve_graders``."""
     with existing_objects_frozen():  # full collections skip the loaded data (agenteval._gc)
         return _evaluate(datasets, judge, settings, strict=strict,
-                         include_history=include_history, verbose=verbose, progress=progress)
+                         include_history=include_history, verbose=verbose, progress=progress,
+                         graders=graders, grader_concurrency=grader_concurrency)
 
 
 def _evaluate(
@@ -199,6 +233,8 @@ def _evaluate(
     include_history: bool,
     verbose: bool,
     progress: bool | None = None,
+    graders: Sequence[Any] | None = None,
+    grader_concurrency: int = 4,
 ) -> AgenticResults:
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
@@ -206,12 +242,23 @@ def _evaluate(
     if progress is not None and hasattr(judge, "progress"):
         judge.progress = progress  # one switch for every phase's bar
     run = judge.start_run()
-    judged = [s for s in slots if not s.given]
+    own: list[Any] = [None] * len(slots)  # per interaction: its graders' results
+    graded: list[Any] = [None] * len(slots)
+    if graders:
+        from agenteval.graders.run import grade
+
+        own = grade([_grader_case(s) for s in slots], graders, judge,
+                    threshold=settings.threshold, concurrency=grader_concurrency)
+        graded = [_graded(r) for r in own]
+    judged = [s for s, g in zip(slots, graded) if not s.given and g is None]
     answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
     _raise_if_strict(strict, answers, judged)
+    _raise_if_strict(strict, [g for s, g in zip(slots, graded) if not s.given and g is not None],
+                     [s for s, g in zip(slots, graded) if not s.given and g is not None])
     verdicts = iter(answers)
-    outcomes: list[Verdict | JudgeFailure | _Given] = [
-        _given(s, settings) if s.given else next(verdicts) for s in slots]
+    outcomes: list[Verdict | JudgeFailure | _Given | _Graded] = [
+        _given(s, settings) if s.given else g if g is not None else next(verdicts)
+        for s, g in zip(slots, graded)]
 
     tools = _score_all(slots, settings, progress)
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
@@ -219,7 +266,8 @@ def _evaluate(
     per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
     for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools)):
         per_conversation[slot.conversation].append(
-            _interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings)
+            _interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings,
+                                own[index])
         )
 
     whole = [ds.outcome is not None for ds in datasets]
@@ -372,9 +420,9 @@ def _resolve_ambiguous_utilization(
     return resolved, failures
 
 
-def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
+def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given | _Graded,
                         tool: ToolCorrectnessScore | None, tool_failure: JudgeFailure | None,
-                        settings: RunSettings) -> InteractionResult:
+                        settings: RunSettings, graders: Any = None) -> InteractionResult:
     """Correct = answer score >= threshold and tool use correct; None where it hinges on a
     judgment that failed. A given outcome decides alone; a given score replaces the judge's
     (a success by the outcome rule instead of ``threshold``)."""
@@ -382,22 +430,27 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
         return InteractionResult(qa_id=batch.qa_id, score=None, reasoning=outcome.cause,
                                  tool_correctness=tool, is_correct=None,
                                  judge_error=f"{outcome.kind}: {outcome.cause}",
-                                 judge_error_code=getattr(outcome, "code", "") or None)
+                                 judge_error_code=getattr(outcome, "code", "") or None,
+                                 graders=graders)
     if tool_failure is None and type(outcome) is Verdict and type(outcome.reasoning) is str:
         score = float(outcome.score)  # the usual case: every value already of its field's type
         return trusted(InteractionResult, qa_id=batch.qa_id, score=score,
                        reasoning=outcome.reasoning, tool_correctness=tool,
                        is_correct=score >= settings.threshold and (tool is None or tool.is_correct),
-                       judge_error=None, judge_error_code=None, source="judged")
+                       judge_error=None, judge_error_code=None, source="judged",
+                       **({} if graders is None else {"graders": graders}))
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,
                                      reasoning="given with the data (the conversation is graded "
                                      "by its outcome)",
                                      tool_correctness=tool, is_correct=outcome.success,
-                                     source="given")
+                                     source="given", graders=graders)
         score, passed, reasoning, source = (outcome.score, outcome.success,
                                             "score given with the data", "given")
+    elif isinstance(outcome, _Graded):
+        score, passed, reasoning, source = (outcome.score, outcome.passed, outcome.reason,
+                                            "judged")
     else:
         score = float(outcome.score)
         passed, reasoning, source = score >= settings.threshold, outcome.reasoning, "judged"
@@ -411,7 +464,53 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given,
             code = getattr(tool_failure, "code", "") or None
     return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=reasoning,
                              tool_correctness=tool, is_correct=correct, judge_error=error,
-                             judge_error_code=code, source=source)
+                             judge_error_code=code, source=source, graders=graders)
+
+
+@dataclass(frozen=True)
+class _Graded:
+    """Correctness decided by the run's outcome graders (all must pass)."""
+
+    score: float
+    passed: bool
+    reason: str
+
+
+def _graded(results: Sequence[Any]) -> _Graded | JudgeFailure | None:
+    """The outcome graders' verdict on one interaction: a known failure if any failed, a judge
+    error if one could not grade it and none failed, a pass if all passed; None: no outcome
+    grader applies here (the answer judge decides)."""
+    decisive = [r for r in results if r.outcome]
+    if not decisive:
+        return None
+    known = [r for r in decisive if r.error is None]
+    reason = "; ".join(f"{r.name}: {r.reason}" if r.reason else r.name for r in known)
+    if any(r.passed is False for r in known):
+        return _Graded(sum(r.score for r in known) / len(known), False, reason)
+    failed = next((r for r in decisive if r.error is not None), None)
+    if failed is not None:
+        return JudgeFailure(f"grader {failed.name!r}: {failed.error}", kind="error",
+                            code=failed.error_code or "")
+    return _Graded(sum(r.score for r in known) / len(known), True, reason)
+
+
+def _grader_case(slot: _Slot) -> Any:
+    """What a grader sees of one interaction (``agenteval.graders.base.GraderCase``)."""
+    from agenteval.graders.base import GraderCase, ToolUse
+
+    ds, batch = slot.dataset, slot.batch
+    used = batch.agentic.tools_used if batch.agentic is not None else []
+    expected = (batch.ground_truth_agentic.expected_tools
+                if batch.ground_truth_agentic is not None else [])
+    return GraderCase(
+        session_id=ds.session_id, assistant_id=ds.assistant_id, task_id=ds.task_id,
+        qa_id=batch.qa_id, index=slot.interaction, query=batch.query, answer=batch.assistant,
+        expected=batch.ground_truth_assistant, context=ds.context,
+        history=tuple((b.query, b.assistant) for b in ds.conversation[:slot.interaction]),
+        tool_calls=tuple(ToolUse(t.tool_name, dict(t.parameters), t.result) for t in used),
+        expected_tools=tuple(ToolUse(t.tool_name, dict(t.parameters)) for t in expected),
+        rubric=tuple(dict.fromkeys((ds.rubric or []) + (batch.rubric or []))),
+        metadata=dict(ds.metadata))
 
 
 def _source(results: Sequence[InteractionResult], whole: bool) -> str:

@@ -54,7 +54,7 @@ from fractions import Fraction
 from typing import Any
 
 from agenteval._numbers import fold_text
-from agenteval.errors import ConfigError
+from agenteval.errors import ConfigError, DataError
 
 __all__ = [
     "DEFAULT_TOLERANCE",
@@ -169,6 +169,9 @@ class ArgumentRules:
                 check_argument_matching(layer)
                 raise
             self._rules.update(parsed)
+        # the longest path any key names: deeper places need no look-up of their own (a path
+        # nested 900 deep costs one look-up per level, not 900)
+        self._longest = max((key.count(".") for key in self._rules), default=0)
 
     def __bool__(self) -> bool:
         return bool(self._rules)
@@ -176,7 +179,7 @@ class ArgumentRules:
     def at(self, tool: str, path: tuple[str, ...]) -> tuple[Rule, ...]:
         """The rules that apply at ``path`` in ``tool``'s arguments, most specific first."""
         found = []
-        for depth in range(len(path), -1, -1):
+        for depth in range(min(len(path), self._longest), -1, -1):
             sub = ".".join(path[:depth])
             for key in ((f"{tool}.{sub}", f"*.{sub}") if sub else (tool, "*")):
                 rule = self._rules.get(key)
@@ -250,8 +253,43 @@ def _numbers_equal(a: int | float, b: int | float, rule: _Effective) -> bool:
 
 
 def _show(x: Any, limit: int = 60) -> str:
-    text = repr(x)
+    """A short repr for a mismatch line; a deep or huge value is cut, never walked whole."""
+    if isinstance(x, (dict, list, tuple)) and not _shallow(x, 8, 64):
+        text = _SHORT.repr(x)  # bounded in depth and width (reprlib): no recursion limit hit
+    else:
+        text = repr(x)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _shallow(x: Any, depth: int, width: int) -> bool:
+    """Whether ``x`` nests at most ``depth`` containers and holds at most ``width`` items in all
+    (an explicit stack: any depth is safe, and the walk stops early)."""
+    stack, seen = [(x, 0)], 0
+    while stack:
+        value, level = stack.pop()
+        if isinstance(value, dict):
+            value = value.values()
+        elif not isinstance(value, (list, tuple)):
+            continue
+        if level >= depth:
+            return False
+        for item in value:
+            seen += 1
+            if seen > width:
+                return False
+            stack.append((item, level + 1))
+    return True
+
+
+def _short_repr() -> Any:
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxlevel, r.maxdict, r.maxlist, r.maxtuple, r.maxstring, r.maxother = 4, 6, 6, 6, 40, 40
+    return r
+
+
+_SHORT = _short_repr()
 
 
 def _union_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
@@ -259,91 +297,131 @@ def _union_keys(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
     return list(a) + [k for k in b if k not in a]
 
 
+MAX_UNORDERED_NESTING = 100
+"""Lists compared as ``subset``/``superset`` nested in one another beyond which a comparison
+stops with a DataError (each such level searches item pairs, one Python call deep; ordered
+lists and objects are compared iteratively at any depth)."""
+
+
 class _Comparer:
-    """Deep comparison of one tool's arguments under its rules."""
+    """Deep comparison of one tool's arguments under its rules.
+
+    Iterative (an explicit stack of pending comparisons), so arguments nested as deep as any JSON
+    reader allows never overflow Python's recursion; mismatch lines come out in document order.
+    """
 
     def __init__(self, rules: ArgumentRules, tool: str) -> None:
         self.rules = rules
         self.tool = tool
+        self.nesting = 0  # unordered list comparisons in progress, one inside the other
 
     def rule(self, path: tuple[str, ...]) -> _Effective:
         return self.rules.resolve(self.tool, path) if self.rules else _DEFAULT
 
     def diffs(self, expected: Any, got: Any, path: tuple[str, ...], shown: str) -> list[str]:
         """Where two values differ, as ``path: expected X, got Y`` lines (empty when equal)."""
-        rule = self.rule(path)
-        if rule.ignore:
-            return []
-        if isinstance(expected, bool) or isinstance(got, bool):
-            same = isinstance(expected, bool) and isinstance(got, bool) and expected == got
-        elif _is_number(expected) and _is_number(got):
-            same = _numbers_equal(expected, got, rule)
-        elif rule.value == "numeric" and (_is_number(expected) or _is_number(got)) and \
-                (_as_number(expected) is not None and _as_number(got) is not None):
-            same = _numbers_equal(_as_number(expected), _as_number(got), rule)  # type: ignore[arg-type]
-        elif isinstance(expected, str) and isinstance(got, str):
-            if expected == got:
-                same = True
-            elif rule.value == "normalized":
-                same = fold_text(expected) == fold_text(got)
-            elif rule.value == "numeric":
-                ea, ga = _as_number(expected), _as_number(got)
-                same = ea is not None and ga is not None and _numbers_equal(ea, ga, rule)
+        out: list[str] = []
+        stack: list[tuple[Any, ...]] = [(expected, got, path, shown)]
+        while stack:
+            task = stack.pop()
+            if len(task) == 1:  # a line whose place in the output order has come
+                out.append(task[0])
+                continue
+            e, g, p, s = task
+            rule = self.rule(p)
+            if rule.ignore:
+                continue
+            if isinstance(e, Mapping) and isinstance(g, Mapping):
+                stack.extend(reversed(self._mapping_tasks(e, g, p, s, rule.keys)))
+            elif isinstance(e, (list, tuple)) and isinstance(g, (list, tuple)):
+                if rule.keys in KEY_MODES:
+                    out.extend(self._unordered(e, g, p, s, rule))
+                elif len(e) != len(g):
+                    out.append(f"{s}: expected {len(e)} items {_show(e)}, "
+                               f"got {len(g)} items {_show(g)}")
+                else:
+                    stack.extend((ei, gi, p, f"{s}[{i}]")
+                                 for i, ei, gi in reversed(list(zip(range(len(e)), e, g))))
+            elif not _leaf_equal(e, g, rule):
+                out.append(f"{s}: expected {_show(e)}, got {_show(g)}")
+        return out
+
+    def _mapping_tasks(self, expected: Mapping[str, Any], got: Mapping[str, Any],
+                       path: tuple[str, ...], shown: str, keys_mode: str | None) -> list[tuple]:
+        """The pending comparisons (4-tuples) and lines (1-tuples) of two objects, in order."""
+        tasks: list[tuple] = []
+        for key in _union_keys(expected, got):
+            sub_path = (*path, str(key))
+            sub = f"{shown}.{key}" if shown else str(key)
+            if key not in got:
+                if keys_mode != "superset" and not self.rule(sub_path).ignore:
+                    tasks.append((f"{sub}: missing (expected {_show(expected[key])})",))
+            elif key not in expected:
+                if keys_mode != "subset" and not self.rule(sub_path).ignore:
+                    tasks.append((f"{sub}: unexpected (got {_show(got[key])})",))
             else:
-                same = False
-        elif isinstance(expected, Mapping) and isinstance(got, Mapping):
-            return self.mapping_diffs(expected, got, path, shown)[2]
-        elif isinstance(expected, (list, tuple)) and isinstance(got, (list, tuple)):
-            return self.list_diffs(expected, got, path, shown, rule)
-        elif expected is None and got is None:
-            same = True
-        else:
-            same = False
-        return [] if same else [f"{shown}: expected {_show(expected)}, got {_show(got)}"]
+                tasks.append((expected[key], got[key], sub_path, sub))
+        return tasks
 
     def mapping_diffs(self, expected: Mapping[str, Any], got: Mapping[str, Any],
                       path: tuple[str, ...], shown: str) -> tuple[int, int, list[str]]:
         """(keys equal, keys charged as different, mismatch lines) for two objects at ``path``."""
-        keys_mode = self.rule(path).keys
         matched = charged = 0
         out: list[str] = []
-        for key in _union_keys(expected, got):
-            sub_path = (*path, str(key))
-            sub = f"{shown}.{key}" if shown else str(key)
-            if self.rule(sub_path).ignore:
+        for task in self._mapping_tasks(expected, got, path, shown, self.rule(path).keys):
+            if len(task) == 1:
+                out.append(task[0])
+                charged += 1
                 continue
-            if key not in got:
-                if keys_mode != "superset":
-                    out.append(f"{sub}: missing (expected {_show(expected[key])})")
-                    charged += 1
-            elif key not in expected:
-                if keys_mode != "subset":
-                    out.append(f"{sub}: unexpected (got {_show(got[key])})")
-                    charged += 1
+            if self.rule(task[2]).ignore:
+                continue
+            d = self.diffs(*task)
+            if d:
+                out.extend(d)
+                charged += 1
             else:
-                d = self.diffs(expected[key], got[key], sub_path, sub)
-                if d:
-                    out.extend(d)
-                    charged += 1
-                else:
-                    matched += 1
+                matched += 1
         return matched, charged, out
 
-    def list_diffs(self, expected: Any, got: Any, path: tuple[str, ...], shown: str,
+    def _unordered(self, expected: Any, got: Any, path: tuple[str, ...], shown: str,
                    rule: _Effective) -> list[str]:
-        if rule.keys == "subset":
-            lost = [e for e in expected if not any(not self.diffs(e, g, path, shown) for g in got)]
-            return [f"{shown}: expected item {_show(e)} not found" for e in lost]
-        if rule.keys == "superset":
+        """``subset``: every expected item appears among the call's; ``superset``: every item
+        the call gives is expected."""
+        if self.nesting >= MAX_UNORDERED_NESTING:
+            raise DataError(f"tool {self.tool or '?'!r}: argument {shown or 'value'!r} nests more "
+                            f"than {MAX_UNORDERED_NESTING} lists compared as {rule.keys}; "
+                            "agenteval compares at most that many")
+        self.nesting += 1
+        try:
+            if rule.keys == "subset":
+                lost = [e for e in expected
+                        if not any(not self.diffs(e, g, path, shown) for g in got)]
+                return [f"{shown}: expected item {_show(e)} not found" for e in lost]
             extra = [g for g in got if not any(not self.diffs(e, g, path, shown) for e in expected)]
             return [f"{shown}: unexpected item {_show(g)}" for g in extra]
-        if len(expected) != len(got):
-            return [f"{shown}: expected {len(expected)} items {_show(expected)}, "
-                    f"got {len(got)} items {_show(got)}"]
-        out: list[str] = []
-        for i, (e, g) in enumerate(zip(expected, got)):
-            out.extend(self.diffs(e, g, path, f"{shown}[{i}]"))
-        return out
+        finally:
+            self.nesting -= 1
+
+
+def _leaf_equal(expected: Any, got: Any, rule: _Effective) -> bool:
+    """Two values that are not both objects nor both lists, under one effective rule."""
+    if isinstance(expected, bool) or isinstance(got, bool):
+        return isinstance(expected, bool) and isinstance(got, bool) and expected == got
+    if _is_number(expected) and _is_number(got):
+        return _numbers_equal(expected, got, rule)
+    if rule.value == "numeric" and (_is_number(expected) or _is_number(got)) and \
+            (_as_number(expected) is not None and _as_number(got) is not None):
+        return _numbers_equal(_as_number(expected), _as_number(got), rule)  # type: ignore[arg-type]
+    if isinstance(expected, str) and isinstance(got, str):
+        if expected == got:
+            return True
+        if rule.value == "normalized":
+            return fold_text(expected) == fold_text(got)
+        if rule.value == "numeric":
+            ea, ga = _as_number(expected), _as_number(got)
+            return ea is not None and ga is not None and _numbers_equal(ea, ga, rule)
+        return False
+    return expected is None and got is None
 
 
 _NONE = type(None)
@@ -352,20 +430,27 @@ _NONE = type(None)
 def _identical(a: Any, b: Any) -> bool:
     """Equal with the same plain JSON type at every level (dict, list, tuple, str, int, float,
     bool, None): then they are equal under the default rule, so no rule needs looking up. False
-    says nothing (NaN, 5 vs 5.0 and other types go the rule-by-rule way)."""
-    t = type(a)
-    if t is not type(b):
-        return False
-    if t is dict:
-        if len(a) != len(b):
+    says nothing (NaN, 5 vs 5.0 and other types go the rule-by-rule way). Iterative: any depth."""
+    stack = [(a, b)]
+    while stack:
+        a, b = stack.pop()
+        t = type(a)
+        if t is not type(b):
             return False
-        for k, v in a.items():
-            if k not in b or not _identical(v, b[k]):
+        if t is dict:
+            if len(a) != len(b):
                 return False
-        return True
-    if t is list or t is tuple:
-        return len(a) == len(b) and all(map(_identical, a, b))
-    return (t is str or t is int or t is float or t is bool or t is _NONE) and a == b
+            for k, v in a.items():
+                if k not in b:
+                    return False
+                stack.append((v, b[k]))
+        elif t is list or t is tuple:
+            if len(a) != len(b):
+                return False
+            stack.extend(zip(a, b))
+        elif not ((t is str or t is int or t is float or t is bool or t is _NONE) and a == b):
+            return False
+    return True
 
 
 def values_equal(expected: Any, got: Any, *, rule: str = "exact") -> bool:

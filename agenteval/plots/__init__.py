@@ -63,8 +63,25 @@ _EXPORTS: dict[str, str] = {
     "plot_rate_posteriors": "agenteval.plots.summary",
 }
 
-__all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "export", "figure_axes", "paper_style",
+__all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "agent_colours", "export", "figure_axes",
+           "no_data", "paper_style",
            *sorted(_EXPORTS)]
+
+
+def agent_colours(agents: Iterable[str]) -> dict[str, str]:
+    """The run's one agent-to-colour map: agents in the run's order take the palette in turn;
+    the group 'all' is black when there are several agents, else the one agent's colour. Every
+    figure and widget of a run colours agents through this, so an agent keeps its colour."""
+    names = [str(a) for a in agents]
+    out = {name: PALETTE[i % (len(PALETTE) - 1)] for i, name in enumerate(names)}
+    out.setdefault("all", out[names[0]] if len(names) == 1 else PALETTE[-1])
+    return out
+
+
+def no_data(ax: Axes, text: str) -> None:
+    """Say on the axes that there is nothing to show (instead of a prior drawn as a result)."""
+    ax.text(0.5, 0.5, text, transform=ax.transAxes, ha="center", va="center", color="0.3",
+            fontsize=8)
 
 
 def _pyplot() -> Any:
@@ -114,11 +131,12 @@ def figure_axes(ax: Axes | None = None, *, size: tuple[float, float] = COLUMN,
 
 
 def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg", "png"), *,
-           dpi: int = 300) -> list[Path]:
+           dpi: int = 300, png_compress_level: int | None = None) -> list[Path]:
     """Write ``fig`` as ``stem.<format>`` for each format; return the paths written.
 
     Vector formats keep text as text (TrueType in PDF, ``<text>`` in SVG); ``dpi`` applies to
-    raster formats. Parent directories are created.
+    raster formats; ``png_compress_level`` (0-9, default PIL's 6) trades PNG size for time.
+    Parent directories are created.
     """
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
@@ -126,8 +144,10 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
     for fmt in formats:
         fmt = fmt.lower().lstrip(".")
         path = stem.with_name(f"{stem.name}.{fmt}")
+        extra = ({"pil_kwargs": {"compress_level": int(png_compress_level)}}
+                 if fmt == "png" and png_compress_level is not None else {})
         with _pyplot().rc_context(_RC):
-            fig.savefig(path, format=fmt, dpi=dpi)
+            fig.savefig(path, format=fmt, dpi=dpi, **extra)
         written.append(path)
     return written
 

@@ -1,9 +1,15 @@
 """Posterior figures: pass@k / pass^k per agent, a forest plot, shrinkage, prior against posterior.
 
 Each helper takes Bayesian results (``AgenticResults`` from a ``BayesianMode`` run) and draws
-what they already hold: the summary rows and the draws of ``results.to_inference_data()`` (pass
-``idata=`` to reuse one). ``ax=None`` makes a new figure in the paper style; the figure is
-returned. Densities are Gaussian kernel estimates of the posterior draws (scipy), cut at [0, 1].
+what they already hold: the summary rows (means and intervals: the numbers every other view
+prints) and the posterior draws the results computed once (``results.posterior_draws()``; an
+``idata=`` InferenceData is read instead when given). Nothing is sampled here. ``ax=None`` makes
+a new figure in the paper style; the figure is returned with the values it drew in
+``fig.agenteval_values`` (sklearn's Display habit: a test or a caption reads the numbers, not
+the pixels). Densities are Gaussian kernel estimates of the draws (Scott's bandwidth, binned),
+reflected at the edges of [0, 1]. Colours follow one agent-to-colour map per run
+(:func:`agenteval.plots.agent_colours`). An agent with nothing judged gets no curve (its
+"posterior" would be the prior): the figure says so.
 """
 
 from __future__ import annotations
@@ -12,33 +18,81 @@ from typing import Any
 
 import numpy as np
 
-from agenteval.plots import COLUMN, FULL_WIDTH, PALETTE, figure_axes, paper_style
+from agenteval.plots import COLUMN, FULL_WIDTH, agent_colours, figure_axes, no_data, paper_style
 
 __all__ = ["plot_pass_posterior", "plot_forest", "plot_shrinkage", "plot_prior_posterior"]
 
 _GRID = np.linspace(0.0, 1.0, 401)
 
 
-def _idata(results: Any, idata: Any) -> Any:
-    return results.to_inference_data() if idata is None else idata
+class _Draws:
+    """The arrays a figure reads: per variable (chain, draw, *dims) draws, coords, counts."""
+
+    def __init__(self, posterior: dict[str, np.ndarray], coords: dict[str, Any],
+                 observed: dict[str, np.ndarray], constant: dict[str, np.ndarray]) -> None:
+        self.posterior, self.coords = posterior, coords
+        self.observed, self.constant = observed, constant
+
+    def __contains__(self, var: str) -> bool:
+        return var in self.posterior
+
+    def flat(self, var: str) -> np.ndarray:
+        """(samples, *dims): chains and draws merged."""
+        x = np.asarray(self.posterior[var])
+        return x.reshape(-1, *x.shape[2:])
+
+    def agent(self, var: str, name: str) -> np.ndarray:
+        return self.flat(var)[:, list(self.coords["agent"]).index(name)]
 
 
-def _posterior(idata: Any) -> Any:
+def _draws(results: Any, idata: Any) -> _Draws:
+    if idata is None:
+        d = results.posterior_draws()
+        return _Draws(d.posterior, d.coords, d.observed_data, d.constant_data)
     from agenteval import _arviz
 
-    return _arviz.group(idata, "posterior")
+    def arrays(name: str) -> dict[str, np.ndarray]:
+        try:
+            ds = _arviz.group(idata, name)
+        except (AttributeError, KeyError):
+            return {}
+        return {v: np.asarray(ds[v].values) for v in ds.data_vars}
+
+    post = _arviz.group(idata, "posterior")
+    coords = {c: [str(x) for x in post[c].values] for c in ("agent", "task", "conversation")
+              if c in post.coords}
+    return _Draws(arrays("posterior"), coords, arrays("observed_data"), arrays("constant_data"))
 
 
-def _density(draws: np.ndarray, grid: np.ndarray = _GRID) -> np.ndarray:
-    """Kernel density of draws on [0, 1], reflected at the edges so mass is not lost there."""
-    from scipy.stats import gaussian_kde
+def _density(draws: np.ndarray, grid: np.ndarray = _GRID, *, reflect: bool = True) -> np.ndarray:
+    """Gaussian kernel density of the draws on the evenly spaced ``grid``.
 
+    Scott's bandwidth h = sd n^(-1/5) (as ``scipy.stats.gaussian_kde``); the draws are binned
+    onto the grid (extended by 4h each side) and the histogram convolved with the kernel, which
+    moves each draw by at most half a grid step (1/800 on the default grid). With ``reflect``,
+    the density is reflected at 0 and 1 (the grid's ends) so no mass is lost there.
+    """
     x = np.asarray(draws, dtype=float).ravel()
     x = x[np.isfinite(x)]
-    if x.size < 2 or np.ptp(x) < 1e-12:
+    if x.size < 2 or np.ptp(x) < 1e-12 or grid.size < 2:
         return np.zeros_like(grid)
-    kde = gaussian_kde(x)
-    return kde(grid) + kde(-grid) + kde(2.0 - grid)
+    h = float(np.std(x, ddof=1)) * x.size ** (-0.2)
+    dx = float(grid[1] - grid[0])
+    pad = int(np.ceil(4.0 * h / dx)) + 1
+    size = grid.size + 2 * pad
+    index = np.rint((x - grid[0]) / dx).astype(np.int64) + pad
+    index = index[(index >= 0) & (index < size)]
+    hist = np.bincount(index, minlength=size).astype(float)
+    offsets = np.arange(-pad, pad + 1) * dx / h
+    kernel = np.exp(-0.5 * offsets * offsets) / (h * np.sqrt(2.0 * np.pi) * x.size)
+    smooth = np.convolve(hist, kernel, mode="same")
+    i = np.arange(grid.size)
+    out = smooth[pad + i]
+    if reflect:
+        for mirror in (pad - i, pad + 2 * (grid.size - 1) - i):   # -g and 2 - g
+            ok = (mirror >= 0) & (mirror < size)
+            out = out + np.where(ok, smooth[np.clip(mirror, 0, size - 1)], 0.0)
+    return out
 
 
 def _interval(draws: np.ndarray, level: float) -> tuple[float, float]:
@@ -51,22 +105,40 @@ def _level(results: Any) -> float:
     return float(results.settings.mode.ci_level)
 
 
+def _rows(results: Any) -> dict[str, Any]:
+    """The summary row of each agent (the 'all' row when there is one agent)."""
+    rows = results.summary().rows
+    if len(rows) == 1:
+        agents = results.agents if hasattr(results, "agents") else [m.assistant_id for m in results[:1]]
+        return {str(agents[0]): rows[0]} if len(agents) else {}
+    return {r.group: r for r in rows[1:]}
+
+
+def _value(row: Any, field: str) -> tuple[float, float, float]:
+    return (float(getattr(row, field)), float(getattr(row, f"{field}_low")),
+            float(getattr(row, f"{field}_high")))
+
+
 def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool = False,
                         idata: Any = None, ax: Any = None) -> Any:
     """Posterior density of pass@k and pass^k per agent (the suite's tasks, or a new task).
 
     Falls back to the pooled plug-in of the share of fully correct conversations when the data
-    have no repeated tasks. ``quantity``: "both" (two panels), "pass_at_k" or "pass_pow_k".
+    have no repeated tasks. ``quantity``: "both" (two panels), "pass_at_k" or "pass_pow_k". The
+    mean (dashed) and interval (bar) are the summary row's; the density is of the stored draws.
     """
     if quantity not in ("both", "pass_at_k", "pass_pow_k"):
         raise ValueError(f"quantity must be 'both', 'pass_at_k' or 'pass_pow_k', got {quantity!r}")
     if quantity == "both" and ax is not None:
         raise ValueError("quantity='both' draws two panels: pass ax=None, or one quantity")
     k = results.k
-    post = _posterior(_idata(results, idata))
+    post = _draws(results, idata)
+    rows = _rows(results)
+    colours = agent_colours(post.coords["agent"])
     prefix = "new_task_" if new_task else "task_"
     which = ["pass_at_k", "pass_pow_k"] if quantity == "both" else [quantity]
     level = _level(results)
+    shown: dict[str, dict[str, tuple[float, float, float]]] = {}
     with paper_style():
         if quantity == "both":
             fig, axes = figure_axes(None, size=FULL_WIDTH, ncols=2)
@@ -77,23 +149,32 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
             label = f"pass@{k}" if q == "pass_at_k" else f"pass^{k}"
             var = f"{prefix}{q}"
             basis = "new task" if new_task else "suite's tasks"
-            if var not in post:   # no repeated tasks: the pooled plug-in from the share
-                share = post["share"]
-                values = {a: (share.sel(agent=a).values ** k if q == "pass_pow_k"
-                              else 1 - (1 - share.sel(agent=a).values) ** k)
-                          for a in share["agent"].values}
-                basis = "pooled plug-in"
-            else:
-                values = {a: post[var].sel(agent=a).values for a in post[var]["agent"].values}
+            field = var
+            values: dict[str, np.ndarray] = {}
+            for agent in post.coords["agent"]:
+                row = rows.get(agent)
+                if row is None or row.complete == 0:
+                    continue                       # nothing judged: no posterior to show
+                if var not in post:   # no repeated tasks: the pooled plug-in from the share
+                    share = post.agent("share", agent)
+                    values[agent] = share ** k if q == "pass_pow_k" else 1 - (1 - share) ** k
+                    basis, field = "pooled plug-in", f"pooled_{q}"
+                else:
+                    values[agent] = post.agent(var, agent)
+            shown[q] = {}
+            if not values:
+                no_data(axis, "nothing was judged: no posterior to show")
+                axis.set_xlabel(f"{label} ({basis})")
+                continue
             densities = {agent: _density(draws) for agent, draws in values.items()}
             top = max([d.max() for d in densities.values()] + [1e-9])
-            for i, (agent, draws) in enumerate(values.items()):
-                colour = PALETTE[i % len(PALETTE)]
+            for i, agent in enumerate(values):
+                colour = colours[agent]
                 dens = densities[agent]
+                mean, lo, hi = _value(rows[agent], field)
+                shown[q][agent] = (mean, lo, hi)
                 axis.plot(_GRID, dens, color=colour, lw=1.2, label=str(agent))
                 axis.fill_between(_GRID, dens, color=colour, alpha=0.18, lw=0)
-                lo, hi = _interval(draws, level)
-                mean = float(np.mean(draws))
                 axis.plot([mean, mean], [0, top * 1.02], color=colour, lw=0.8, ls="--")
                 y = -top * 0.07 * (i + 1)
                 axis.plot([lo, hi], [y, y], color=colour, lw=2.0, solid_capstyle="butt")
@@ -104,46 +185,60 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
             axis.set_xlabel(f"{label} ({basis})")
             axis.set_ylabel("posterior density")
             axis.set_yticks([])
-            axis.set_title(f"{label}: mean (dashed), {level * 100:g}% interval (bar)")
-        np.ravel(axes)[0].legend(frameon=False, loc="upper left")
+            axis.set_title(f"{label}: mean (dashed), {level * 100:g}% equal-tailed interval (bar)")
+        first = np.ravel(axes)[0]
+        if first.get_legend_handles_labels()[0]:
+            first.legend(frameon=False, loc="upper left")
+    fig.agenteval_values = shown
     return fig
 
 
 def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: int = 40) -> Any:
     """Forest plot of success rates: each agent's mean over its tasks (bold), then each task's
-    p_t, with posterior means and intervals (tasks beyond ``max_tasks`` per agent left out).
+    p_t, with posterior means and equal-tailed intervals of the stored draws (tasks beyond
+    ``max_tasks`` per agent left out).
 
-    Without repeated tasks the agents' shares of fully correct conversations are shown instead.
+    Without repeated tasks the agents' shares of fully correct conversations are shown instead,
+    with the summary row's mean and interval.
     """
-    post = _posterior(_idata(results, idata))
+    post = _draws(results, idata)
+    rows = _rows(results)
+    colours = agent_colours(post.coords["agent"])
     level = _level(results)
-    labels, draws_list, colours, bold = [], [], [], []
-    tasks = list(post["task"].values) if "p_task" in post else []
-    for i, agent in enumerate(post["agent"].values):
-        colour = PALETTE[i % len(PALETTE)]
-        mine = [t for t in tasks if str(t).startswith(f"{agent}/")]
+    labels, values, cols, bold = [], [], [], []
+    tasks = list(post.coords.get("task", [])) if "p_task" in post else []
+    p_task = post.flat("p_task") if tasks else None
+    for agent in post.coords["agent"]:
+        colour = colours[agent]
+        mine = [j for j, t in enumerate(tasks) if str(t).startswith(f"{agent}/")]
+        row = rows.get(agent)
         if mine:
-            agent_draws = post["p_task"].sel(task=mine).mean(dim="task").values
+            d = p_task[:, mine].mean(axis=1)
+            values.append((float(np.mean(d)), *_interval(d, level)))
             labels.append(f"{agent} (mean of {len(mine)} tasks)")
-        else:
-            agent_draws = post["share"].sel(agent=agent).values
+        elif row is not None and row.complete > 0:
+            values.append(_value(row, "rate"))
             labels.append(f"{agent} (share fully correct)")
-        draws_list.append(agent_draws)
-        colours.append(colour)
+        else:
+            values.append((np.nan, np.nan, np.nan))
+            labels.append(f"{agent} (nothing judged)")
+        cols.append(colour)
         bold.append(True)
-        for t in mine[:max_tasks]:
-            labels.append(str(t).split("/", 1)[1])
-            draws_list.append(post["p_task"].sel(task=t).values)
-            colours.append(colour)
+        for j in mine[:max_tasks]:
+            d = p_task[:, j]
+            labels.append(str(tasks[j]).split("/", 1)[1])
+            values.append((float(np.mean(d)), *_interval(d, level)))
+            cols.append(colour)
             bold.append(False)
     height = max(COLUMN[1], 0.16 * len(labels) + 0.7)
     with paper_style():
         fig, axis = figure_axes(ax, size=(COLUMN[0] + 1.2, height))
         y = np.arange(len(labels))[::-1]
-        for yi, d, col, b in zip(y, draws_list, colours, bold):
-            lo, hi = _interval(d, level)
+        for yi, (mean, lo, hi), col, b in zip(y, values, cols, bold):
+            if np.isnan(mean):
+                continue
             axis.plot([lo, hi], [yi, yi], color=col, lw=2.4 if b else 1.2, solid_capstyle="butt")
-            axis.plot([float(np.mean(d))], [yi], "D" if b else "o", color=col, ms=4.5 if b else 3.0)
+            axis.plot([mean], [yi], "D" if b else "o", color=col, ms=4.5 if b else 3.0)
         axis.set_yticks(y)
         axis.set_yticklabels(labels)
         for tick, b in zip(axis.get_yticklabels(), bold):
@@ -152,7 +247,10 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
         axis.set_ylim(-0.7, len(labels) - 0.3)
         axis.grid(axis="x", color="0.9", lw=0.5)
         axis.set_axisbelow(True)
-        axis.set_xlabel(f"task success rate (posterior mean, {level * 100:g}% interval)")
+        axis.set_xlabel(f"task success rate (posterior mean, {level * 100:g}% equal-tailed interval)")
+        if all(np.isnan(v[0]) for v in values):
+            no_data(axis, "nothing was judged: no posterior to show")
+    fig.agenteval_values = {"rows": dict(zip(labels, values))}
     return fig
 
 
@@ -162,33 +260,35 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
     Each line joins a task's raw rate (left) to its posterior mean (right); markers scale with
     the number of attempts, so small tasks visibly move further toward their agent's mean.
     """
-    from agenteval import _arviz
+    from matplotlib.collections import LineCollection
 
-    data = _idata(results, idata)
-    post = _posterior(data)
-    obs, const = _arviz.group(data, "observed_data"), _arviz.group(data, "constant_data")
+    post = _draws(results, idata)
     if "p_task" not in post:
         from agenteval.errors import ConfigError
 
         raise ConfigError("plot_shrinkage needs repeated tasks (task_id): these results have none")
-    n = obs["n_task"].values.astype(float)
-    c = obs["c_task"].values.astype(float)
-    agent_of = const["agent_of_task"].values
-    pooled = post["p_task"].mean(dim=("chain", "draw")).values
-    agents = list(post["agent"].values)
+    n = np.asarray(post.observed["n_task"], dtype=float)
+    c = np.asarray(post.observed["c_task"], dtype=float)
+    agent_of = np.asarray(post.constant["agent_of_task"])
+    pooled = post.flat("p_task").mean(axis=0)
+    agents = list(post.coords["agent"])
+    colours = agent_colours(agents)
     with paper_style():
         fig, axis = figure_axes(ax, size=(COLUMN[0], COLUMN[1] + 0.4))
         with np.errstate(invalid="ignore", divide="ignore"):
             raw = c / n
         for i, agent in enumerate(agents):
-            colour = PALETTE[i % len(PALETTE)]
+            colour = colours[agent]
             sel = (agent_of == i) & np.isfinite(raw)
-            for r0, r1, size in zip(raw[sel], pooled[sel], n[sel]):
-                axis.plot([0, 1], [r0, r1], color=colour, lw=0.7, alpha=0.7)
-                axis.scatter([0], [r0], s=8 + 6 * size, color=colour, alpha=0.8, lw=0)
-                axis.scatter([1], [r1], s=8 + 6 * size, color=colour, alpha=0.8, lw=0)
+            # one collection per agent, not three artists per task: linear in tasks (issue 18.12)
+            r0, r1, size = raw[sel], pooled[sel], 8 + 6 * n[sel]
+            axis.add_collection(LineCollection(np.stack([np.stack([np.zeros_like(r0), r0], 1),
+                                                         np.stack([np.ones_like(r1), r1], 1)], 1),
+                                               colors=colour, linewidths=0.7, alpha=0.7))
+            axis.scatter(np.r_[np.zeros_like(r0), np.ones_like(r1)], np.r_[r0, r1],
+                         s=np.r_[size, size], color=colour, alpha=0.8, lw=0)
             if "mu" in post:
-                axis.axhline(float(post["mu"].sel(agent=agent).mean()), color=colour, lw=0.8,
+                axis.axhline(float(np.nanmean(post.agent("mu", agent))), color=colour, lw=0.8,
                              ls=":", label=f"{agent}: population mean mu")
             else:
                 axis.plot([], [], color=colour, label=str(agent))
@@ -200,18 +300,31 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
         axis.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)
         axis.set_title("shrinkage toward " + ("each agent's mean" if "mu" in post
                                               else "the prior mean") + " (marker area ~ attempts)")
+        if not np.isfinite(raw).any():
+            no_data(axis, "nothing was judged: no task has a complete attempt")
+    fig.agenteval_values = {"raw": raw, "posterior_mean": pooled}
     return fig
+
+
+def _beta_pdf(grid: np.ndarray, a: float, b: float) -> np.ndarray:
+    from scipy.special import betaln, xlogy
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.exp(xlogy(a - 1, grid) + xlogy(b - 1, 1 - grid) - betaln(a, b))
+    return np.where((grid < 0) | (grid > 1), 0.0, out)
 
 
 def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
     """Prior against posterior. Hierarchical methods: each agent's mu and log kappa (two panels;
     with ``ax`` given, mu only); conjugate: each agent's share of fully correct conversations
-    against its Beta(a, b) prior. Prior curves are the exact densities."""
-    from scipy import stats
-
-    post = _posterior(_idata(results, idata))
+    against its Beta(a, b) prior. Prior curves are the exact densities; an agent with nothing
+    judged has no posterior curve (it would repeat the prior)."""
+    post = _draws(results, idata)
+    rows = _rows(results)
     mode = results.settings.mode
     hierarchical = "mu" in post
+    colours = agent_colours(post.coords["agent"])
+    shown: dict[str, Any] = {}
     with paper_style():
         if hierarchical and ax is None:
             fig, axes = figure_axes(None, size=FULL_WIDTH, ncols=2)
@@ -225,27 +338,32 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
             panels.append(("log_kappa", np.linspace(lo, pr.log_kappa_mean + 3.5 * pr.log_kappa_sd, 401)))
         for axis, (var, grid) in zip(axes, panels):
             if var == "mu":
-                prior_pdf = stats.beta(mode.prior.mu_a, mode.prior.mu_b).pdf(grid)
+                prior_pdf = _beta_pdf(grid, mode.prior.mu_a, mode.prior.mu_b)
                 label = "population mean task success rate mu"
             elif var == "log_kappa":
-                prior_pdf = stats.norm(mode.prior.log_kappa_mean, mode.prior.log_kappa_sd).pdf(grid)
+                pr = mode.prior
+                z = (grid - pr.log_kappa_mean) / pr.log_kappa_sd
+                prior_pdf = np.exp(-0.5 * z * z) / (pr.log_kappa_sd * np.sqrt(2 * np.pi))
                 label = "log kappa (spread: small = tasks differ a lot)"
             else:
-                prior_pdf = stats.beta(mode.beta_prior_a, mode.beta_prior_b).pdf(grid)
+                prior_pdf = _beta_pdf(grid, mode.beta_prior_a, mode.beta_prior_b)
                 label = "share of fully correct conversations p"
             axis.plot(grid, prior_pdf, color="0.35", lw=1.0, ls="--", label="prior")
-            for i, agent in enumerate(post["agent"].values):
-                colour = PALETTE[i % len(PALETTE)]
-                values = (np.log(post["kappa"].sel(agent=agent).values) if var == "log_kappa"
-                          else post[var].sel(agent=agent).values)
-                if var == "log_kappa":
-                    from scipy.stats import gaussian_kde
-
-                    d = gaussian_kde(values.ravel())(grid)
-                else:
-                    d = _density(values, grid)
+            drawn = 0
+            for agent in post.coords["agent"]:
+                row = rows.get(agent)
+                if row is None or row.complete == 0:
+                    continue
+                colour = colours[agent]
+                values = (np.log(post.agent("kappa", agent)) if var == "log_kappa"
+                          else post.agent(var, agent))
+                d = _density(values, grid, reflect=var != "log_kappa")
                 axis.plot(grid, d, color=colour, lw=1.2, label=f"{agent}")
                 axis.fill_between(grid, d, color=colour, alpha=0.18, lw=0)
+                shown.setdefault(var, {})[agent] = float(np.nanmean(values))
+                drawn += 1
+            if not drawn:
+                no_data(axis, "nothing was judged: only the prior")
             axis.set_xlim(grid[0], grid[-1])
             axis.set_ylim(bottom=0)
             axis.set_yticks([])
@@ -258,4 +376,5 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
             axes[0].legend(frameon=False, loc="upper center", ncol=3, handlelength=1.5,
                            columnspacing=1.0)
         axes[0].set_title("prior (dashed) and posterior per agent")
+    fig.agenteval_values = shown
     return fig

@@ -29,9 +29,11 @@ def _density(a: float, b: float) -> np.ndarray:
 
 
 def plot_prior_sensitivity(n: int, c: int, *, a: float = 1.0, b: float = 1.0, k: int = 3,
-                           k_max: int = 10, ci_level: float = 0.95, axes: Any = None) -> Figure:
+                           k_max: int = 10, ci_level: float = 0.95, axes: Any = None,
+                           colour: str | None = None) -> Figure:
     """Left: prior Beta(a, b) and posterior Beta(a + c, b + n - c) of p. Right: posterior mean
-    and interval of pass@j and pass^j for j = 1 .. k_max, with j = k marked."""
+    and interval of the pooled pass@j and pass^j (E[1-(1-p)^j], E[p^j]) for j = 1 .. k_max,
+    with j = k marked. ``colour``: the posterior's colour (the run's colour of the group)."""
     from agenteval.statistical.modes import BayesianMode
 
     mode = BayesianMode(ci_level=ci_level, beta_prior_a=a, beta_prior_b=b)
@@ -45,10 +47,11 @@ def plot_prior_sensitivity(n: int, c: int, *, a: float = 1.0, b: float = 1.0, k:
         left, right = axes
         prior, post = _density(a, b), _density(a + c, b + n - c)
         left.plot(_GRID, prior, color=PALETTE[7], ls="--", lw=1, label=f"prior Beta({a:g}, {b:g})")
-        left.plot(_GRID, post, color=PALETTE[0], lw=1.5,
+        colour = colour or PALETTE[0]
+        left.plot(_GRID, post, color=colour, lw=1.5,
                   label=f"posterior Beta({a + c:g}, {b + n - c:g})")
         inside = (_GRID >= est.rate_low[0]) & (_GRID <= est.rate_high[0])
-        left.fill_between(_GRID, 0, np.nan_to_num(post), where=inside, color=PALETTE[0],
+        left.fill_between(_GRID, 0, np.nan_to_num(post), where=inside, color=colour,
                           alpha=0.2, lw=0, label=f"{ci_level:.0%} interval")
         if n > 0:
             left.axvline(c / n, color=PALETTE[3], lw=0.8, ls=":", label=f"c/n = {c}/{n}")
@@ -60,8 +63,8 @@ def plot_prior_sensitivity(n: int, c: int, *, a: float = 1.0, b: float = 1.0, k:
         left.set_yticks([])
         left.legend(frameon=False, loc="upper left")
         for name, mean, lo, hi, color in (
-                ("pass@j", est.pass_at_k, est.pass_at_k_low, est.pass_at_k_high, PALETTE[2]),
-                ("pass^j", est.pass_pow_k, est.pass_pow_k_low, est.pass_pow_k_high, PALETTE[1])):
+                ("pooled pass@j", est.pass_at_k, est.pass_at_k_low, est.pass_at_k_high, PALETTE[2]),
+                ("pooled pass^j", est.pass_pow_k, est.pass_pow_k_low, est.pass_pow_k_high, PALETTE[1])):
             right.fill_between(js, lo, hi, color=color, alpha=0.2, lw=0)
             right.plot(js, mean, color=color, marker="o", ms=2.5, lw=1.2, label=name)
             i = k - 1
@@ -71,8 +74,8 @@ def plot_prior_sensitivity(n: int, c: int, *, a: float = 1.0, b: float = 1.0, k:
         right.set_xlim(1, k_max)
         right.set_ylim(0, 1.02)
         right.set_xlabel("number of attempts j")
-        right.set_ylabel("posterior mean and interval")
-        right.set_title(f"k = {k}: pass@{k} = {est.pass_at_k[k - 1]:.3f}, "
+        right.set_ylabel("posterior mean and equal-tailed interval")
+        right.set_title(f"pooled (one p for all): pass@{k} = {est.pass_at_k[k - 1]:.3f}, "
                         f"pass^{k} = {est.pass_pow_k[k - 1]:.3f}")
         right.legend(frameon=False, loc="center right")
     return fig

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agenteval.plots import PALETTE, figure_axes, paper_style
+from agenteval.plots import agent_colours, figure_axes, paper_style
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -38,28 +38,34 @@ def plot_rate_posteriors(results: Any, *, ax: Axes | None = None) -> Figure | No
               if None not in prior else None for r in rows]
     exact = all(p is not None and abs(r.rate - p[0] / (p[0] + p[1])) < 1e-9
                 and getattr(r, "rate_method", "complete cases") == "complete cases"
-                and getattr(mode, "method", "conjugate") in ("conjugate", "empirical_bayes")
+                and getattr(mode, "method", "conjugate") == "conjugate"
                 for r, p in zip(rows, params))
+    agents = (list(results.agents) if hasattr(results, "agents")
+              else [r.group for r in results.summary().rows if r.level == "agent"] or ["all"])
+    colours = agent_colours(agents)
     with paper_style():
         fig, ax = figure_axes(ax, size=(4.6, 1.7))
         if exact:
-            _densities(ax, rows, params)
+            _densities(ax, rows, params, colours)
         else:
-            _intervals(ax, rows, results.k)
+            _intervals(ax, rows, results.k, colours)
         level = getattr(mode, "ci_level", 0.95)
         ax.set_title(f"posterior of p (shaded: {level:.0%} interval)" if exact
                      else f"posterior means and {level:.0%} intervals")
         ax.legend(frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5), handlelength=1.2)
+    fig.agenteval_values = {r.group: {f: (getattr(r, f), getattr(r, f"{f}_low"),
+                                          getattr(r, f"{f}_high"))
+                                      for f in ("rate", "pass_at_k", "pass_pow_k")} for r in rows}
     return fig
 
 
-def _densities(ax: Any, rows: list[Any], params: list[Any]) -> None:
-    from scipy import stats
+def _densities(ax: Any, rows: list[Any], params: list[Any], colours: dict[str, str]) -> None:
+    from agenteval.plots.bayes import _beta_pdf
 
     grid = np.linspace(0.0, 1.0, 801)
-    for i, (row, (a, b)) in enumerate(zip(rows, params)):
-        color = PALETTE[i % len(PALETTE)]
-        density = stats.beta(a, b).pdf(grid)
+    for row, (a, b) in zip(rows, params):
+        color = colours.get(row.group, "0.3")
+        density = _beta_pdf(grid, a, b)
         ax.plot(grid, density, color=color, lw=1.2,
                 label=f"{row.group} ({row.fully_correct}/{row.complete})")
         inside = (grid >= row.rate_low) & (grid <= row.rate_high)
@@ -71,10 +77,10 @@ def _densities(ax: Any, rows: list[Any], params: list[Any]) -> None:
     ax.set_yticks([])
 
 
-def _intervals(ax: Any, rows: list[Any], k: int) -> None:
+def _intervals(ax: Any, rows: list[Any], k: int, colours: dict[str, str]) -> None:
     names = [("rate", "p"), ("pass_at_k", f"pass@{k}"), ("pass_pow_k", f"pass^{k}")]
     for i, row in enumerate(rows):
-        color = PALETTE[i % len(PALETTE)]
+        color = colours.get(row.group, "0.3")
         y = np.arange(len(names)) + (i - (len(rows) - 1) / 2) * 0.8 / max(len(rows), 1)
         mean = np.array([getattr(row, f) for f, _ in names])
         low = np.array([getattr(row, f + "_low") for f, _ in names])

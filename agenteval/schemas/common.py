@@ -109,6 +109,19 @@ def _unit_number(v: Any, *, allow_bool: bool) -> Any:
     return f
 
 
+def _criteria(v: Any) -> Any:
+    """Rubric criteria: a non-empty text or a list of them (text, never code)."""
+    if v is None:
+        return None
+    items = [v] if isinstance(v, str) else v
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"expected a criterion text or a non-empty list of texts, got {v!r}")
+    for item in items:
+        if not isinstance(item, str) or not item.strip():
+            raise ValueError(f"each rubric criterion must be a non-empty text, got {item!r}")
+    return [item.strip() for item in items]
+
+
 class ToolCall(_DictAccess):
     """A tool call the agent made."""
 
@@ -192,6 +205,10 @@ class Batch(_Record):
         default=None, description="A grader's score in [0, 1] (unit test, human label): used "
         "instead of the judge's; success by the outcome rule (see Dataset.outcome)."
     )
+    rubric: list[str] | None = Field(
+        default=None, description="Rubric criteria for this interaction (a text or a list of "
+        "texts), each judged pass/fail by the LLM judge (agenteval.judge.rubric)."
+    )
 
     @field_validator("qa_id", mode="before")
     @classmethod
@@ -202,6 +219,8 @@ class Batch(_Record):
     @classmethod
     def _unit_score(cls, v: Any) -> Any:
         return _unit_number(v, allow_bool=False)
+
+    _rubric = field_validator("rubric", mode="before")(classmethod(lambda cls, v: _criteria(v)))
 
 
 class Dataset(_Record):
@@ -228,6 +247,12 @@ class Dataset(_Record):
         default=None, ge=0, description="Which attempt at its task this is (tau-bench trial, "
         "Inspect epoch), as the harness numbered it."
     )
+    rubric: list[str] | None = Field(
+        default=None, description="Rubric criteria for every interaction of this conversation "
+        "(added to each interaction's own)."
+    )
+
+    _rubric = field_validator("rubric", mode="before")(classmethod(lambda cls, v: _criteria(v)))
 
     @field_validator("outcome", mode="before")
     @classmethod

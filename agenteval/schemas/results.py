@@ -121,6 +121,37 @@ class ToolCorrectnessScore(BaseModel):
     )
 
 
+class GraderCheck(BaseModel):
+    """One aspect a grader checked (AgentV's ``checks`` entry, or one rubric criterion)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    text: str = Field(description="What was checked.")
+    passed: bool | None = Field(description="Whether it passed; None when its judgment failed.")
+    score: float | None = Field(default=None, description="Its score in [0, 1], if given.")
+    reason: str = Field(default="", description="Why (or the failure's cause).")
+
+
+class GraderResult(BaseModel):
+    """One grader's result on one interaction: a score, or an error of that grader."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(description="The grader's name (unique in a run).")
+    kind: Literal["rubric", "python", "script"] = Field(description="What kind of grader.")
+    outcome: bool = Field(default=False, description="True when this grader's pass decides the "
+                          "interaction's correctness; False: an extra named score.")
+    score: float | None = Field(description="Score in [0, 1]; None on an error.")
+    passed: bool | None = Field(description="The grader's pass; None on an error.")
+    reason: str = Field(default="", description="The grader's explanation.")
+    checks: list[GraderCheck] = Field(default_factory=list, description="Per-aspect results.")
+    error: str | None = Field(default=None, description="Why the grader gave no result (a judge "
+                              "error for the statistics: kept out of n and c).")
+    error_code: str | None = Field(default=None, description="Stable code of the error, e.g. "
+                                   "grader_timeout, grader_exit, grader_output, grader_raised.")
+    calls: int = Field(default=0, description="LLM calls the grader asked for (proxy or ask).")
+
+
 class InteractionResult(BaseModel):
     """The verdicts for one interaction."""
 
@@ -143,6 +174,10 @@ class InteractionResult(BaseModel):
     source: Literal["judged", "given"] = Field(
         default="judged", description="'given': the score came with the data (Batch.score, or "
         "the conversation's outcome); 'judged': the judge gave it."
+    )
+    graders: list[GraderResult] | None = Field(
+        default=None, description="Results of the run's own graders (rubric, Python, script); "
+        "None when the run had none."
     )
 
 

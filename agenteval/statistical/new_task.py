@@ -26,7 +26,7 @@ import numpy as np
 
 from agenteval.statistical import estimators as est
 
-__all__ = ["collapse", "new_task_estimate", "per_task", "weighted_means"]
+__all__ = ["collapse", "new_task_draws", "new_task_estimate", "per_task", "weighted_means"]
 
 #: Entries of one weight block (memory bound for many distinct rows).
 _BLOCK = 4_000_000
@@ -71,6 +71,22 @@ def weighted_means(values: np.ndarray, counts: np.ndarray, draws: int,
     return np.concatenate(out, axis=0)
 
 
+def new_task_draws(n: Any, c: Any, k: int, *, draws: int = 5000, seed: int | None = 42,
+                   bayesian: bool = True) -> dict[str, np.ndarray]:
+    """The resampled means behind :func:`new_task_estimate`: ``{"pass_at_k": (draws,),
+    "pass_pow_k": (draws,)}`` over the tasks with n_t >= k (NaN draws when there is none); the
+    same seed gives the draws whose quantiles are that function's interval."""
+    n, c = np.asarray(n, dtype=float).ravel(), np.asarray(c, dtype=float).ravel()
+    keep = n >= k
+    if not keep.any():
+        return {"pass_at_k": np.full(draws, np.nan), "pass_pow_k": np.full(draws, np.nan)}
+    at = per_task("pass@", n[keep], c[keep], k)
+    pw = per_task("pass^", n[keep], c[keep], k)
+    rows, counts = collapse(at, pw)
+    means = weighted_means(rows, counts, draws, np.random.default_rng(seed), bayesian=bayesian)
+    return {"pass_at_k": means[:, 0], "pass_pow_k": means[:, 1]}
+
+
 def new_task_estimate(n: Any, c: Any, k: int, *, level: float = 0.95, draws: int = 5000,
                       seed: int | None = 42, bayesian: bool = True) -> dict[str, float]:
     """New-task pass@k and pass^k of one group of tasks: mean of U_t over tasks with n_t >= k,
@@ -92,11 +108,10 @@ def new_task_estimate(n: Any, c: Any, k: int, *, level: float = 0.95, draws: int
         return out
     at = per_task("pass@", n[keep], c[keep], k)
     pw = per_task("pass^", n[keep], c[keep], k)
-    rows, counts = collapse(at, pw)
-    means = weighted_means(rows, counts, draws, np.random.default_rng(seed), bayesian=bayesian)
+    means = new_task_draws(n, c, k, draws=draws, seed=seed, bayesian=bayesian)
     tail = (1.0 - level) / 2.0
-    for j, (q, v) in enumerate((("pass_at_k", at), ("pass_pow_k", pw))):
-        lo, hi = np.quantile(means[:, j], [tail, 1.0 - tail])
+    for q, v in (("pass_at_k", at), ("pass_pow_k", pw)):
+        lo, hi = np.quantile(means[q], [tail, 1.0 - tail])
         out[f"new_task_{q}"], out[f"new_task_{q}_low"], out[f"new_task_{q}_high"] = (
             float(v.mean()), float(lo), float(hi))
     return out

@@ -373,6 +373,7 @@ def _counts(n: Any, c: Any, k: int) -> tuple[np.ndarray, np.ndarray, int, int, b
 
 
 def mean_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> tuple[float, float]:
+    """(pass@k, pass^k): means of the unbiased estimators over tasks with n >= k (NaN if none)."""
     ok = n >= k
     if not ok.any():
         return float("nan"), float("nan")

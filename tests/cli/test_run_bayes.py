@@ -14,7 +14,7 @@ def test_hierarchical_mode_prints_diagnostics_and_writes_posterior(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     args = ["run", str(DEMO), "--k", "3", "--mode", "hierarchical", "--draws", "300", "--tune", "300",
-            "--chains", "2", "--seed", "7", "--out", str(out)]
+            "--chains", "2", "--seed", "7", "--out", str(out), "--figures", "pdf", "png"]
     assert main(args) == 0
     text = capsys.readouterr().out
     assert "tasks fit (18 units" in text and "max r_hat" in text and "divergences" in text

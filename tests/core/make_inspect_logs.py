@@ -6,6 +6,13 @@ solver (``use_tools`` + ``generate``: the mock model calls ``add``, sometimes tw
 message, then answers from the result), scored by ``match`` and by a scorer that returns every
 kind of value (C, I, P, N and numbers). One sample of one model errors on one epoch. Each model
 writes one ``.eval`` and one ``.json`` log. Any attempt to open a non-loopback connection fails.
+
+``python make_inspect_logs.py OUT_DIR --states`` writes, into ``OUT_DIR/states``, logs in the
+states a run can end in short of complete (issue 18.5), each by Inspect itself:
+``cancelled.eval`` (SIGINT during the run: Inspect's own cancellation, status "cancelled"),
+``error.eval`` (a sample error with ``fail_on_error``: status "error", later epochs never run),
+``success.eval`` (complete) and ``beyond.eval`` (that log re-written by ``write_eval_log`` with
+``config.epochs`` lowered to 2, so its third epoch lies beyond the configured count).
 """
 
 from __future__ import annotations
@@ -118,5 +125,56 @@ def main(out_dir: str) -> None:
             print(fmt, name, log.status, log.location)
 
 
+def states(out_dir: str) -> None:
+    """The incomplete states (module docstring), one ``.eval`` log each."""
+    import os
+    import signal
+    import shutil
+
+    _block_network()
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import read_eval_log, write_eval_log
+    from inspect_ai.model import get_model
+
+    task, outputs = build()
+    out = Path(out_dir) / "states"
+    out.mkdir(parents=True, exist_ok=True)
+
+    def run(name: str, policy, **options) -> Path:  # noqa: ANN001
+        folder = out / f"_{name}"
+        try:
+            inspect_eval(task(), model=get_model(f"mockllm/{name}-model", custom_outputs=policy),
+                         log_dir=str(folder), log_format="eval", epochs=3, display="none",
+                         max_samples=1, **options)
+        except KeyboardInterrupt:  # the cancelled run may re-raise it once the log is written
+            pass
+        [path] = folder.glob("*.eval")
+        target = out / f"{name}.eval"
+        shutil.move(str(path), target)
+        shutil.rmtree(folder)
+        return target
+
+    inner, calls = outputs("model-a"), {"n": 0}
+
+    def interrupted(input, tools, tool_choice, config):  # noqa: ANN001, ANN202
+        calls["n"] += 1
+        if calls["n"] == 9:  # during the second epoch: what Ctrl+C does
+            os.kill(os.getpid(), signal.SIGINT)
+        return inner(input, tools, tool_choice, config)
+
+    for name, policy, options in (("cancelled", interrupted, {"fail_on_error": False}),
+                                  ("error", outputs("model-b"), {}),  # fail_on_error: default
+                                  ("success", outputs("model-a"), {})):
+        path = run(name, policy, **options)
+        print(name, read_eval_log(str(path), header_only=True).status, path)
+    log = read_eval_log(str(out / "success.eval"))
+    log.eval.config.epochs = 2
+    write_eval_log(log, str(out / "beyond.eval"))
+    print("beyond", log.status, out / "beyond.eval")
+
+
 if __name__ == "__main__":
-    main(sys.argv[1])
+    if sys.argv[2:] == ["--states"]:
+        states(sys.argv[1])
+    else:
+        main(sys.argv[1])

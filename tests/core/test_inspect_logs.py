@@ -192,3 +192,148 @@ def test_input_format_forces_the_inspect_reader(logs, tmp_path):
         assert len(InspectLogRetriever(logs["json"][0], scorer="graded").load_dataset()) == scored
     with pytest.raises(ConfigError, match="scorer applies to Inspect AI logs only"):
         load_datasets(HERE.parents[1] / "data" / "agentic_demo.jsonl", scorer="match")
+
+
+# ----------------------------------------------------------------------------- incomplete logs
+
+
+@pytest.fixture(scope="module")
+def states(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """Logs Inspect wrote in the states a run ends in short of complete (issue 18.5):
+    cancelled by SIGINT, stopped by an error, complete, and epochs beyond the configured count."""
+    out = tmp_path_factory.mktemp("inspect-states")
+    env = dict(os.environ, XDG_DATA_HOME=str(out / "xdg"), INSPECT_LOG_DIR=str(out / "default"))
+    subprocess.run([sys.executable, str(HERE / "make_inspect_logs.py"), str(out), "--states"],
+                   check=True, env=env, capture_output=True, text=True, timeout=300)
+    return {p.stem: p for p in (out / "states").glob("*.eval")}
+
+
+def _expected_incomplete(path: Path) -> dict[str, bool]:
+    """session -> incomplete?, from Inspect's own reader: the log's status, its configured
+    epochs, and the epochs each sample has in the log (errored unscored ones left out)."""
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(path))
+    configured = log.eval.config.epochs or 1
+    kept = [s for s in log.samples if not (s.error is not None and not s.scores)]
+    have: dict[str, set[int]] = {}
+    for s in kept:
+        have.setdefault(s.id, set()).add(s.epoch)
+    return {f"{log.eval.model}/{log.eval.task}/{s.id}/epoch-{s.epoch}":
+            log.status != "success" or s.epoch > configured
+            or len(have[s.id] & set(range(1, configured + 1))) < configured for s in kept}
+
+
+def test_inspect_wrote_the_states_the_tests_need(states):
+    from inspect_ai.log import read_eval_log
+
+    status = {name: read_eval_log(str(p), header_only=True).status for name, p in states.items()}
+    assert status == {"cancelled": "cancelled", "error": "error", "success": "success",
+                      "beyond": "success"}
+    assert read_eval_log(str(states["beyond"]), header_only=True).eval.config.epochs == 2
+
+
+@pytest.mark.parametrize("state", ["cancelled", "error", "beyond"])
+def test_incomplete_logs_are_marked_per_sample_and_warned(states, state):
+    """Before: these loaded as complete, exit 0 and no warning. After: every conversation of an
+    incomplete sample says why in metadata['incomplete'], and one warning names the log."""
+    from agenteval.core.inspect_logs import IncompleteLogWarning
+
+    path = states[state]
+    with pytest.warns(IncompleteLogWarning) as caught:
+        datasets = load_datasets(path, scorer="match")
+    [warning] = [w for w in caught if issubclass(w.category, IncompleteLogWarning)]
+    text = str(warning.message)
+    assert str(path) in text and "--strict" in text
+    expected = _expected_incomplete(path)
+    assert {ds.session_id: bool(ds.metadata.get("incomplete")) for ds in datasets} == expected
+    assert any(expected.values())
+    if state == "beyond":
+        assert "beyond the configured 2" in text
+        assert {ds.attempt for ds in datasets if ds.metadata.get("incomplete")} == {3}
+        assert all("epoch 3 is beyond the configured 2" == ds.metadata["incomplete"]
+                   for ds in datasets if ds.attempt == 3)
+    else:
+        assert f"status is {state!r}" in text and "fewer than the configured 3" in text
+        assert all(f"status {state!r}" in ds.metadata["incomplete"] for ds in datasets)
+
+
+def test_a_complete_log_loads_without_a_mark(states):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        datasets = load_datasets(states["success"], scorer="match")
+    assert len(datasets) == 9 and not any("incomplete" in ds.metadata for ds in datasets)
+    assert not any(_expected_incomplete(states["success"]).values())
+
+
+@pytest.mark.parametrize("state", ["cancelled", "error", "beyond"])
+def test_strict_makes_an_incomplete_log_an_error(states, state, capsys):
+    from agenteval.core import InspectLogRetriever
+
+    path = states[state]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(DataError, match="incomplete Inspect log") as err:
+            Agentic.run(str(path), k=2, scorer="match", strict=True)
+        assert err.value.source == str(path)
+        with pytest.raises(DataError, match=r"incomplete Inspect log \(strict\)"):
+            InspectLogRetriever(path, scorer="match", strict=True).load_dataset()
+        assert main(["run", str(path), "--k", "2", "--scorer", "match", "--strict"]) == 2
+        err_text = capsys.readouterr().err
+        assert err_text.rstrip().splitlines()[-1].startswith(f"agenteval: error: {path}")
+        assert main(["run", str(path), "--k", "2", "--scorer", "match"]) == 0
+    assert Agentic.run(str(states["success"]), k=2, scorer="match", strict=True)
+
+
+# ----------------------------------------------------------------------------- type errors
+
+
+def _rewrite_eval(src: Path, dst: Path, entry: str, mutate) -> None:
+    """Copy an .eval archive, one member's JSON changed by ``mutate`` (deflate: Inspect reads it)."""
+    import zipfile
+
+    pytest.importorskip("zipfile_zstd")  # Inspect's own zstd support for zipfile on Python < 3.14
+    with zipfile.ZipFile(src) as zin, zipfile.ZipFile(dst, "w", zipfile.ZIP_DEFLATED) as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == entry:
+                obj = json.loads(data)
+                mutate(obj)
+                data = json.dumps(obj).encode()
+            zout.writestr(info.filename, data)
+
+
+def test_a_type_error_in_a_log_is_one_line_naming_file_sample_and_field(states, tmp_path, capsys):
+    """Before: 'ValidationError: 5 validation errors for EvalLog' and pydantic's multi-line
+    dump cut at 200 characters. After: one line with the file, the sample, the field, what
+    Inspect expects and what the file holds."""
+    from inspect_ai.log import read_eval_log, write_eval_log
+
+    def bad_role(sample):
+        sample["messages"][1]["role"] = 5
+
+    bad_eval = tmp_path / "bad.eval"
+    _rewrite_eval(states["success"], bad_eval, "samples/s2_epoch_2.json", bad_role)
+    copy = tmp_path / "copy.eval"
+    _rewrite_eval(states["success"], copy, "", bad_role)
+    assert len(load_datasets(copy, scorer="match")) == 9  # the rewrite alone is harmless
+    with pytest.raises(DataError) as err:
+        load_datasets(bad_eval, scorer="match")
+    text = str(err.value)
+    assert "\n" not in text and err.value.source == str(bad_eval)
+    assert err.value.field == "samples[4].messages[1].role"
+    assert "sample 's2' epoch 2" in text
+    assert "Input should be 'system', 'user', 'assistant' or 'tool', got 5" in text
+
+    good_json = tmp_path / "log.json"
+    write_eval_log(read_eval_log(str(states["success"])), str(good_json), format="json")
+    raw = json.loads(good_json.read_text())
+    raw["samples"][1]["epoch"] = "second"
+    bad_json = tmp_path / "bad.json"
+    bad_json.write_text(json.dumps(raw))
+    assert main(["run", str(bad_json), "--k", "1", "--scorer", "match"]) == 2
+    line = capsys.readouterr().err
+    assert line.count("\n") == 1, line
+    assert line.startswith(f"agenteval: error: {bad_json}, field 'samples[1].epoch': ")
+    assert "sample 's2' epoch 'second'" in line and "valid integer" in line
+    assert "got 'second'" in line and "errors.pydantic.dev" not in line

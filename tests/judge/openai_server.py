@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -26,6 +27,8 @@ class Reply:
 
     payload: str | dict[str, Any] | None = None
     finish_reason: str = "stop"
+    raw: bool = False
+    """True: ``payload`` is the whole message content (no fence added in plain mode)."""
 
 
 @dataclass
@@ -45,7 +48,18 @@ class Sleep:
 
 @dataclass
 class Truncated:
-    """A 200 reply whose verdict JSON is cut in half."""
+    """A 200 reply whose verdict JSON is cut in half (by default, as the server cuts it at the
+    token limit: ``finish_reason`` "length")."""
+
+    finish_reason: str = "length"
+
+
+@dataclass
+class Huge:
+    """A 200 reply of about ``size`` bytes: a verdict whose reasoning never ends."""
+
+    size: int
+    finish_reason: str = "stop"
 
 
 @dataclass
@@ -58,7 +72,7 @@ class NoChoices:
     """A 200 reply whose completion has an empty ``choices`` list."""
 
 
-Action = Reply | Status | Sleep | Truncated | BrokenBody | NoChoices
+Action = Reply | Status | Sleep | Truncated | Huge | BrokenBody | NoChoices
 
 
 def default_verdict(body: dict[str, Any]) -> dict[str, Any]:
@@ -72,14 +86,19 @@ class FakeOpenAI:
     def __init__(self, *, latency: float = 0.0,
                  verdict: Callable[[dict[str, Any]], dict[str, Any]] = default_verdict,
                  usage: tuple[int, int] = (11, 7), fence: tuple[str, str] = ("```json", "```"),
-                 slots: int | None = None) -> None:
+                 slots: int | None = None, props_redirect: str | None = None) -> None:
         self.latency = latency
         self.verdict = verdict
         self.usage = usage
         self.fence = fence
         self.slots = slots
         """Served at /props (``total_slots``) and /slots like llama.cpp; None: 404 there."""
+        self.props_redirect = props_redirect
+        """When set, /props and /slots answer 302 to this URL (a redirect to another origin)."""
         self.gets: list[str] = []
+        self.get_headers: list[dict[str, str]] = []
+        self.times: list[float] = []
+        """When each POST arrived (time.monotonic(), this process's clock)."""
         self.requests: list[dict[str, Any]] = []
         self.raw: list[str] = []
         self.headers: list[dict[str, str]] = []
@@ -103,6 +122,7 @@ class FakeOpenAI:
             self.requests.clear()
             self.raw.clear()
             self.headers.clear()
+            self.times.clear()
             self._rules.clear()
             self.replied = 0
             self.max_in_flight = 0
@@ -159,14 +179,22 @@ class FakeOpenAI:
             return web.json_response({"requests": len(self.requests), "replied": self.replied,
                                       "max_in_flight": self.max_in_flight})
 
+    def _redirect(self, request: web.Request) -> web.Response | None:
+        self.get_headers.append(dict(request.headers))
+        if self.props_redirect is None:
+            return None
+        raise web.HTTPFound(self.props_redirect + request.path)
+
     async def _props(self, request: web.Request) -> web.Response:
         self.gets.append("/props")
+        self._redirect(request)
         if self.slots is None:
             return web.json_response({"error": "not found"}, status=404)
         return web.json_response({"total_slots": self.slots, "model_path": "fake.gguf"})
 
     async def _slot_list(self, request: web.Request) -> web.Response:
         self.gets.append("/slots")
+        self._redirect(request)
         if self.slots is None:
             return web.json_response({"error": "not found"}, status=404)
         return web.json_response([{"id": i, "is_processing": False} for i in range(self.slots)])
@@ -182,6 +210,7 @@ class FakeOpenAI:
         text = await request.text()
         body = json.loads(text)
         with self._lock:
+            self.times.append(time.monotonic())
             self.requests.append(body)
             self.raw.append(text)
             self.headers.append(dict(request.headers))
@@ -207,6 +236,9 @@ class FakeOpenAI:
                                     content_type="application/json")
             payload: Any
             finish = "stop"
+            if isinstance(action, Reply) and action.raw:
+                return web.json_response(self._completion(body, str(action.payload),
+                                                          action.finish_reason, raw=True))
             if isinstance(action, Reply):
                 payload = action.payload if action.payload is not None else self.verdict(body)
                 finish = action.finish_reason
@@ -215,6 +247,10 @@ class FakeOpenAI:
             payload_text = payload if isinstance(payload, str) else json.dumps(payload)
             if isinstance(action, Truncated):
                 payload_text = payload_text[: len(payload_text) // 2]
+                finish = action.finish_reason
+            if isinstance(action, Huge):
+                payload_text = '{"score": 1.0, "reasoning": "' + "x" * action.size + '"}'
+                finish = action.finish_reason
             with self._lock:
                 self.replied += 1
             return web.json_response(self._completion(body, payload_text, finish))
@@ -222,9 +258,12 @@ class FakeOpenAI:
             with self._lock:
                 self.in_flight -= 1
 
-    def _completion(self, body: dict[str, Any], payload: str, finish: str) -> dict[str, Any]:
+    def _completion(self, body: dict[str, Any], payload: str, finish: str, *,
+                    raw: bool = False) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": None}
-        if body.get("tools"):
+        if raw:
+            message["content"] = payload
+        elif body.get("tools"):
             name = body["tools"][0]["function"]["name"]
             message["tool_calls"] = [{"id": "call_0", "type": "function",
                                       "function": {"name": name, "arguments": payload}}]

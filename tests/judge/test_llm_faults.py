@@ -59,17 +59,26 @@ def test_truncated_json_before_the_verdict_is_reasked(make_judge, fake_server):
     assert len(fake_server.requests) == 2
 
 
-@pytest.mark.parametrize("finish", ["length", "stop"])
-def test_reply_cut_after_its_verdict_is_salvaged(make_judge, fake_server, finish):
+def test_reply_cut_after_its_verdict_is_salvaged(make_judge, fake_server):
     # Verdict first, reasoning last: a reply cut in the reasoning still carries its verdict.
     fake_server.on("query A", Reply('{"score": 0.25, "reasoning": "the total is wro',
-                                    finish_reason=finish))
-    fake_server.on("query B", Truncated())  # {"score": 0.75, "reasoni
+                                    finish_reason="length"))
+    fake_server.on("query B", Truncated())  # {"score": 0.75, "reasoni, finish_reason "length"
     judge = make_judge()
     out = judge.judge_answers(_items("A", "B"))
     assert out[0] == Verdict(0.25, "the total is wro…")
     assert out[1].score == 0.75 and "cut at the token limit" in out[1].reasoning
     assert len(fake_server.requests) == 2 and judge.run_record.details["salvaged"] == 2
+
+
+def test_unclosed_reply_that_ended_normally_is_not_salvaged_but_reasked(make_judge, fake_server):
+    # Issue 18.3: only what the server cut at the token limit is repaired; a reply that ended
+    # ("stop") with an unclosed JSON is invalid and asked again.
+    fake_server.on("query A", Reply('{"score": 0.25, "reasoning": "the total is wro'))
+    judge = make_judge()
+    assert judge.judge_answers(_items("A")) == [GOOD]
+    assert len(fake_server.requests) == 2 and judge.run_record.details["salvaged"] == 0
+    assert judge.run_record.details["reasks"] == 1
 
 
 def test_429_honours_retry_after(make_judge, fake_server):

@@ -57,14 +57,15 @@ def test_run_deadline_bounds_a_hanging_server(make_judge, fake_server):
     assert make_judge().judge_answers(_items("A")) == [GOOD]
 
 
-def test_fail_fast_after_a_streak_of_identical_faults(make_judge, fake_server):
+def test_fail_fast_after_a_streak_of_failed_judgments(make_judge, fake_server):
+    # Issue 18.8: judgments (after their retries) count, not requests; window 0: at once.
     fake_server.on(None, *[Status(503)] * 200)
-    judge = make_judge(fail_fast_after=3, max_retries=2, max_concurrency=1)
+    judge = make_judge(fail_fast_after=3, fail_fast_window=0, max_retries=2, max_concurrency=1)
     out = judge.judge_answers(_items(*"ABCDEFGHIJ"))
-    assert len(fake_server.requests) == 3  # then nothing more was sent
-    assert out[0].code == "http_5xx"
-    assert {o.code for o in out[1:]} == {"fail_fast"}
-    assert "503" not in out[1].cause and "http_5xx" in out[1].cause
+    assert len(fake_server.requests) == 3 * 3  # 3 judgments x (1 + 2 retries), then nothing
+    assert [o.code for o in out[:3]] == ["http_5xx"] * 3
+    assert {o.code for o in out[3:]} == {"fail_fast"}
+    assert "503" not in out[3].cause and "http_5xx" in out[3].cause
     assert judge.run_record.errors == 10
 
 

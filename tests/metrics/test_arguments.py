@@ -183,3 +183,77 @@ def test_score_tool_use_takes_rules_directly():
                        {"expected_tools": [{"tool_name": "t", "parameters": {"n": 7}}],
                         "argument_matching": {"t.n": "numeric"}}, "")
     assert s.parameter_accuracy == 1
+
+
+# ----------------------------------------------------------------------------- hostile depth
+
+
+def _nest(leaf, depth, *, key="a"):
+    value = leaf
+    for _ in range(depth):
+        value = {key: value}
+    return value
+
+
+@pytest.mark.parametrize("depth", [500, 984, 5000])
+def test_deeply_nested_arguments_compare_without_recursion(depth):
+    """Issue 18.12: parameters nested 500-984 deep (what the JSON reader lets through) and deeper
+    (the Python API) are compared at full depth, never a RecursionError."""
+    path = "p" + ".a" * depth
+    same = compare_parameters({"p": _nest(1, depth)}, {"p": _nest(1.0, depth)})  # 1 == 1.0
+    assert (same.matched_keys, same.total_keys, same.mismatches) == (1, 1, ())
+    diff = compare_parameters({"p": _nest(1, depth)}, {"p": _nest(2, depth)})
+    assert diff.score == 0.0 and diff.mismatches == (f"{path}: expected 1, got 2",)
+    # with rules (a looked-up rule at every level) and a key missing at the bottom
+    rules = ArgumentRules({"*": "normalized", "t.other.a": "exact"})
+    got = _nest({"x": "A"}, depth)
+    want = _nest({"x": "a", "y": [1, 2]}, depth)
+    out = compare_parameters({"p": want}, {"p": got}, rules=rules, tool="t")
+    assert out.mismatches == (f"{path}.y: missing (expected [1, 2])",)
+    # a deep value shown in a line is cut short, not walked whole
+    big = compare_parameters({"p": _nest(1, depth)}, {})
+    assert big.mismatches[0].startswith("p: missing (expected {'a': {'a':")
+    assert len(big.mismatches[0]) < 100
+
+
+def test_deep_nesting_of_unordered_lists_is_capped_with_a_clear_error():
+    from agenteval.metrics.arguments import MAX_UNORDERED_NESTING
+
+    value = 1
+    for _ in range(MAX_UNORDERED_NESTING + 5):
+        value = [value]
+    rules = ArgumentRules({"*": "subset"})
+    with pytest.raises(DataError, match=r"tool 't'.*nests more than 100 lists compared as subset"):
+        compare_parameters({"p": value}, {"p": value}, rules=rules, tool="t")
+    shallow = value
+    for _ in range(6):
+        shallow = shallow[0]
+    assert compare_parameters({"p": shallow}, {"p": shallow}, rules=rules, tool="t").score == 1.0
+
+
+def test_cli_scores_a_tool_call_nested_900_deep(tmp_path, capsys):
+    """Before: RecursionError traceback, exit 1 (depth 500 and 900). After: scored, exit 0."""
+    import sys
+
+    def record(leaf, **more):
+        return {"tool_name": "t", "parameters": {"p": _nest(leaf, 900)}, "step": 1, **more}
+
+    rec = {"session_id": "s1", "assistant_id": "A", "conversation": [
+        {"qa_id": "q1", "query": "q", "assistant": "It is 7.", "ground_truth_assistant": "7",
+         "agentic": {"tools_used": [record(1, result=7)], "final_answer_uses_tools": True},
+         "ground_truth_agentic": {"expected_tools": [record(2)]}}]}
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(5000)
+    try:
+        text = json.dumps(rec)
+    finally:
+        sys.setrecursionlimit(limit)
+    path = tmp_path / "deep.jsonl"
+    path.write_text(text + "\n")
+    assert main(["run", str(path), "--k", "1", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    [conv] = data["conversations"] if "conversations" in data else [None]
+    assert conv is None or conv["session_id"] == "s1"
+    results = Agentic.run(str(path), k=1)
+    tool = results[0].interactions[0].tool_correctness
+    assert tool.parameter_accuracy == 0.0 and tool.tool_selection_correct == 1.0

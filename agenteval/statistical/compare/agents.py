@@ -23,6 +23,8 @@ __all__ = ["compare_agents", "conjugate_priors", "independent_pooled", "prior_so
 
 def independent_pooled(n_a: int, c_a: int, n_b: int, c_b: int, mode: Any, bayes: bool
                  ) -> tuple[Difference, str]:
+    """Success of two agents with no task in common, as pooled shares of their conversations
+    (``mode.compare``; frequentist: with a two-proportion z-test). Returns (difference, method)."""
     out = mode.compare(n_a, c_a, n_b, c_b)
     if bayes:
         ea = (mode.beta_prior_a + c_a) / (mode.beta_prior_a + mode.beta_prior_b + n_a)
@@ -132,6 +134,7 @@ def conjugate_priors(mode: Any, hyper: Any) -> tuple[tuple[float, float], ...] |
 
 
 def prior_source(mode: Any, hyper: Any) -> str:
+    """How the per-task priors of a Bayesian comparison were chosen, in words."""
     priors = conjugate_priors(mode, hyper)
     if priors is not None:
         a, b = priors[0]

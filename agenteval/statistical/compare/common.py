@@ -29,15 +29,18 @@ def seed_stream(seed: int | None, *names: str) -> np.random.SeedSequence:
 
 
 def tails(level: float) -> tuple[float, float]:
+    """The quantiles of an equal-tailed interval at ``level``."""
     tail = (1.0 - level) / 2.0
     return tail, 1.0 - tail
 
 
 def prob_greater(d: np.ndarray) -> float:
+    """Share of draws with d > 0, ties counted half."""
     return float(np.mean(d > 0) + 0.5 * np.mean(d == 0))
 
 
 def check_paired(n_a: Any, c_a: Any, n_b: Any, c_b: Any) -> tuple[np.ndarray, ...]:
+    """Aligned per-shared-task counts of two agents as float arrays, or a ConfigError."""
     arrs = [np.asarray(x, dtype=float).ravel() for x in (n_a, c_a, n_b, c_b)]
     if len({a.size for a in arrs}) != 1:
         raise ConfigError("n_a, c_a, n_b, c_b must have one length (one entry per shared task), "
@@ -53,6 +56,7 @@ def check_paired(n_a: Any, c_a: Any, n_b: Any, c_b: Any) -> tuple[np.ndarray, ..
 
 
 def check_task_counts(name: str, n: Any, c: Any) -> tuple[np.ndarray, np.ndarray]:
+    """One agent's per-task counts as float arrays, or a ConfigError naming the agent."""
     n, c = np.asarray(n, dtype=float).ravel(), np.asarray(c, dtype=float).ravel()
     if n.size == 0 or n.shape != c.shape or np.any(n < 1) or np.any(c < 0) or np.any(c > n):
         raise ConfigError(f"per-task counts of agent {name} must be non-empty, one length, with "
@@ -62,6 +66,7 @@ def check_task_counts(name: str, n: Any, c: Any) -> tuple[np.ndarray, np.ndarray
 
 def drop_unidentified(diffs: list[Difference], notes: list[str], k: int, n_a: np.ndarray,
                 n_b: np.ndarray) -> tuple[list[Difference], list[str]]:
+    """Leave out pass@k / pass^k (k > 1) when an agent has one attempt per task, with a note."""
     if k > 1 and (np.all(n_a < 2) or np.all(n_b < 2)):
         diffs = [d for d in diffs if d.quantity == "success"]
         notes = [*notes, f"pass@{k} / pass^{k}: not identified with one attempt per task (they "

@@ -15,6 +15,8 @@ __all__ = ["Agent", "group_agents", "is_bayes", "task_arrays"]
 
 @dataclass
 class Agent:
+    """One agent's complete conversations: per task_id (attempts, successes), and totals."""
+
     name: str
     tasks: dict[str, tuple[int, int]]   # task_id -> (attempts, successes)
     conversations: int = 0
@@ -33,6 +35,7 @@ def task_arrays(ag: Agent) -> tuple[np.ndarray, np.ndarray]:
 
 
 def group_agents(agent: Sequence[str], task: Sequence[str | None], success: Any) -> list[Agent]:
+    """Aligned conversation columns -> one :class:`Agent` per agent, in order of appearance."""
     s = np.asarray(success, dtype=bool).ravel()
     if not (len(agent) == len(task) == s.size):
         raise ConfigError(f"agent, task and success must have one length, got "
@@ -52,6 +55,7 @@ def group_agents(agent: Sequence[str], task: Sequence[str | None], success: Any)
 
 
 def is_bayes(mode: Any) -> bool:
+    """Whether ``mode`` is a :class:`~agenteval.statistical.modes.BayesianMode`."""
     from agenteval.statistical.modes import BayesianMode
 
     return isinstance(mode, BayesianMode)

@@ -1,0 +1,94 @@
+"""Write posterior draws as an ArviZ-readable NetCDF file with h5netcdf alone.
+
+``arviz.from_netcdf`` reads one NetCDF-4 group per InferenceData group (posterior, prior,
+observed_data, ...), each an xarray Dataset with its dimensions and coordinate variables. This
+module writes exactly that layout from plain arrays (``statistical.draws.PosteriorDraws``)
+without importing arviz or xarray, whose imports (arviz loads its plotting modules and compiles
+numba functions) cost several times the whole evaluation of a small suite. Variables are not
+compressed (posterior draws are random floats: zlib saves a few per cent and costs more than the
+write); the file is written next to its target and renamed into place, so a reader never sees
+half a file.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+__all__ = ["write_draws"]
+
+_GROUPS = ("posterior", "prior", "observed_data", "constant_data", "sample_stats")
+_SAMPLED = ("posterior", "prior", "sample_stats")
+
+
+def _coord_values(values: Any) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.dtype.kind in ("U", "O", "S"):
+        return np.asarray([str(v) for v in arr.tolist()], dtype=object)
+    return arr
+
+
+def _write_group(h5: Any, name: str, data: dict[str, np.ndarray], dims: dict[str, list[str]],
+                 coords: dict[str, Any], attrs: dict[str, Any]) -> None:
+    import h5py
+
+    grp = h5.create_group(name)
+    sampled = name in _SAMPLED
+    var_dims: dict[str, list[str]] = {}
+    sizes: dict[str, int] = {}
+    for var, values in data.items():
+        arr = np.asarray(values)
+        names = (["chain", "draw"] if sampled else []) + list(dims.get(var, []))
+        names += [f"{var}_dim_{i}" for i in range(arr.ndim - len(names))]
+        var_dims[var] = names[:arr.ndim]
+        for dim, size in zip(var_dims[var], arr.shape):
+            sizes.setdefault(dim, size)
+    for dim, size in sizes.items():
+        grp.dimensions[dim] = size
+        if dim in ("chain", "draw") or dim not in coords:
+            values = np.arange(size, dtype=np.int64)
+        else:
+            values = _coord_values(coords[dim])
+        if values.dtype == object:
+            var = grp.create_variable(dim, (dim,), dtype=h5py.string_dtype())
+            var[...] = values
+        else:
+            grp.create_variable(dim, (dim,), data=values)
+    for var, values in data.items():
+        arr = np.asarray(values)
+        if arr.dtype == bool:
+            arr = arr.astype(np.int8)   # as xarray stores booleans (decoded back on read)
+            out = grp.create_variable(var, tuple(var_dims[var]), data=arr)
+            out.attrs["dtype"] = "bool"
+            continue
+        grp.create_variable(var, tuple(var_dims[var]), data=arr)
+    for key, value in attrs.items():
+        grp.attrs[key] = value if isinstance(value, (int, float, str)) else str(value)
+
+
+def write_draws(draws: Any, path: str | Path) -> str:
+    """Write a ``PosteriorDraws`` to ``path`` (NetCDF-4, one group per InferenceData group)."""
+    import h5netcdf
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        with h5netcdf.File(tmp, "w") as h5:
+            for name in _GROUPS:
+                data = getattr(draws, name)
+                if data:
+                    _write_group(h5, name, data, draws.dims, draws.coords, draws.attrs)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)   # mkstemp makes it private; a result file is not
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return str(path)

@@ -1,0 +1,343 @@
+"""Every view shows the summary's numbers: text, notebook HTML, report, CSV / JSON, NetCDF, figures.
+
+One CLI run with ``--out`` per case (the demo; the demo with judge errors, in the Bayesian and
+the frequentist mode) writes every view; the summary those views must agree with is the one in
+``results.json`` (the run's ``SuiteSummary``), and the Python API's summary of the same data
+and settings is checked to be that very summary. Then, per view:
+
+* forward: each group's share, headline pass@k / pass^k (and task-level / new-task values where
+  the view shows them) appear, formatted, in that group's line or table;
+* backward: every decimal number printed in the view's summary part is one of the summary's
+  values in one of the formats the views use (or a documented constant such as Fair Forge's
+  quality thresholds): a view that computes a number of its own fails here;
+* NetCDF: the posterior means of the quantities the summary also reports lie within Monte Carlo
+  error of the summary's exact means; the stored counts are the summary's;
+* figures: the values each figure drew (``fig.agenteval_values``) are the summary's.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+import json
+import math
+import random
+import re
+from contextlib import redirect_stdout
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agenteval.cli import main
+from tests.conftest import DEMO
+
+NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[-+]?\d+)?")
+CONSTANTS = {"0.95", "0.70", "0.50", "0.001", "0.999"}
+"""Fair Forge's quality thresholds (printed in the quality header) and the probability floor
+/ ceiling ('< 0.001', '> 0.999') of draw-based probabilities."""
+PASS = ("pass_at_k", "pass_pow_k")
+
+
+def _with_judge_errors(folder: Path) -> Path:
+    """The demo with the reference removed from a seeded fifth of the interactions: the offline
+    judge cannot score those (judge errors), so shares are post-stratified by length."""
+    rng = random.Random(16)
+    lines = []
+    for line in DEMO.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for turn in record["conversation"]:
+            if rng.random() < 0.2:
+                turn.pop("ground_truth_assistant", None)
+        lines.append(json.dumps(record))
+    path = folder / "with_errors.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+CASES = {"demo-bayesian": ("demo", "bayesian"), "errors-bayesian": ("errors", "bayesian"),
+         "errors-frequentist": ("errors", "frequentist")}
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    data_kind, mode = CASES[request.param]
+    folder = tmp_path_factory.mktemp(request.param)
+    data = DEMO if data_kind == "demo" else _with_judge_errors(folder)
+    out = folder / "out"
+    args = ["run", str(data), "--k", "3", "--mode", mode, "--out", str(out), "--min-judged", "0",
+            "--quiet"]
+    buffer = io.StringIO()
+    with redirect_stdout(buffer):
+        assert main(args) == 0
+    stored = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    from agenteval import Agentic, BayesianMode, FrequentistMode
+
+    results = Agentic.run(str(data), k=3, statistical_mode=BayesianMode() if mode == "bayesian"
+                          else FrequentistMode())
+    return {"text": buffer.getvalue(), "out": out, "summary": stored["summary"],
+            "results": results, "mode": mode, "data": data_kind}
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _fmt3(x: float | None) -> str:
+    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.3f}"
+
+
+def _interval(row: dict, field: str) -> str:
+    value, low, high = row[field], row.get(f"{field}_low"), row.get(f"{field}_high")
+    if value is None:
+        return "n/a"
+    if low is None or high is None:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
+
+def _floats(obj: object) -> list[float]:
+    if isinstance(obj, dict):
+        return [x for v in obj.values() for x in _floats(v)]
+    if isinstance(obj, list):
+        return [x for v in obj for x in _floats(v)]
+    if isinstance(obj, float) and math.isfinite(obj):
+        return [obj]
+    return []
+
+
+def _allowed(summary: dict) -> set[str]:
+    """Every way a view may print one of the summary's numbers."""
+    out = set(CONSTANTS)
+    parts = [summary["rows"], summary.get("comparisons", []), summary.get("ranking", []),
+             summary.get("quality", []), summary.get("diagnostics", [])]
+    for x in _floats(parts):
+        out |= {f"{x:.3f}", f"{x:.4f}", f"{x:.2f}", f"{x:g}", f"{x:.1e}", f"{1 - x:.1e}",
+                f"{x:.1f}"}
+    return out
+
+
+def _numbers(text: str) -> list[str]:
+    return NUMBER.findall(text)
+
+
+def _strip(markup: str) -> str:
+    text = re.sub(r"<(script|style)\b.*?</\1>", " ", markup, flags=re.S)
+    return html.unescape(re.sub(r"<[^>]+>", " ", text))
+
+
+def _check_numbers(view: str, text: str, summary: dict) -> None:
+    allowed = _allowed(summary)
+    foreign = sorted({n for n in _numbers(text) if n not in allowed})
+    assert not foreign, f"{view} shows numbers that are not the summary's: {foreign[:12]}"
+
+
+def _check_rows_shown(view: str, text: str, summary: dict, fields: tuple[str, ...]) -> None:
+    flat = re.sub(r"\s+", " ", text)
+    for row in summary["rows"]:
+        for field in fields:
+            if field in row and row[field] is not None:
+                want = _interval(row, field)
+                assert want in flat, f"{view}: {row['group']} {field} {want!r} not shown"
+
+
+# --------------------------------------------------------------------------- the views
+
+
+def test_python_summary_is_the_stored_one(run: dict) -> None:
+    mine = json.loads(json.dumps(run["results"].to_json()["summary"]))
+    stored = run["summary"]
+    for key in ("rows", "comparisons", "ranking", "quality", "method"):
+        assert mine[key] == stored[key], key
+
+
+def test_text_summary(run: dict) -> None:
+    text = run["text"]
+    summary = run["summary"]
+    part = text[text.index("suite summary:"):text.index("\njudge:")]
+    _check_rows_shown("text", part, summary, ("rate", "pass_at_k", "pass_pow_k"))
+    _check_numbers("text", part, summary)
+    lines = part.splitlines()
+    for row in summary["rows"]:   # each group's headline on its own line
+        line = next(x for x in lines if x.startswith(row["group"][:21] + " "))
+        for field in ("rate", *PASS):
+            assert _interval(row, field) in line
+    if run["mode"] == "frequentist" and any(r["rate_method"] != "complete cases"
+                                            for r in summary["rows"]):
+        assert "post-stratified" in part.splitlines()[2]   # the header says what p is
+
+
+def test_notebook_html(run: dict) -> None:
+    page = run["results"]._repr_html_()
+    body = _strip(page.split('<details class="conversations"')[0])
+    _check_rows_shown("html", body, run["summary"], ("rate", "pass_at_k", "pass_pow_k"))
+    _check_numbers("html", body, run["summary"])
+
+
+def test_report(run: dict) -> None:
+    page = (run["out"] / "report.html").read_text(encoding="utf-8")
+    start = page.index('<section id="summary">')
+    part = _strip(page[start:page.index("</section>", start)])
+    summary = run["summary"]
+    flat = re.sub(r"\s+", " ", part)
+    for row in summary["rows"]:
+        for field in ("rate", *PASS, "task_pass_pow_k", "new_task_pass_pow_k"):
+            if row.get(field) is not None:
+                assert _interval(row, field) in flat, (row["group"], field)
+    _check_numbers("report", part, summary)
+
+
+def test_csv_files(run: dict) -> None:
+    out, summary = run["out"], run["summary"]
+    with open(out / "summary.csv", encoding="utf-8") as fh:
+        rows = {r["group"]: r for r in csv.DictReader(fh)}
+    for row in summary["rows"]:
+        got = rows[row["group"]]
+        for field, value in row.items():
+            if isinstance(value, float):
+                assert float(got[field]) == pytest.approx(value, rel=1e-12, abs=1e-15), field
+            elif value is None:
+                assert got[field] in ("", "nan"), field
+            elif isinstance(value, (int, bool)) and not isinstance(value, bool):
+                assert int(got[field]) == value, field
+    with open(out / "quality.csv", encoding="utf-8") as fh:
+        quality = list(csv.DictReader(fh))
+    assert [q["unit"] for q in quality] == [q["unit"] for q in summary["quality"]]
+    for got, want in zip(quality, summary["quality"]):
+        for field in PASS:
+            assert float(got[field]) == pytest.approx(want[field], rel=1e-12)
+    if summary["comparisons"]:
+        with open(out / "comparisons.csv", encoding="utf-8") as fh:
+            cmp = list(csv.DictReader(fh))
+        assert len(cmp) == len(summary["comparisons"])
+        for got, want in zip(cmp, summary["comparisons"]):
+            assert float(got["difference"]) == pytest.approx(want["difference"], rel=1e-12)
+
+
+def test_quality_rests_on_the_headline(run: dict) -> None:
+    summary = run["summary"]
+    rows = {r["group"]: r for r in summary["rows"]}
+    for q in summary["quality"]:
+        row = rows.get(q["unit"], summary["rows"][0])
+        assert (q["pass_at_k"], q["pass_pow_k"]) == (row["pass_at_k"], row["pass_pow_k"])
+
+
+def test_independent_comparisons_use_the_rows_shares(run: dict) -> None:
+    summary = run["summary"]
+    rows = {r["group"]: r for r in summary["rows"]}
+    for c in summary["comparisons"]:
+        if c["method"] == "independent" and c["scope"] == "conversations":
+            assert c["rate_a"] == rows[c["agent_a"]]["rate"]
+            assert c["rate_b"] == rows[c["agent_b"]]["rate"]
+
+
+def test_netcdf(run: dict) -> None:
+    if run["mode"] != "bayesian":
+        pytest.skip("frequentist results have no posterior")
+    from agenteval import _arviz
+
+    data = _arviz.from_netcdf(str(run["out"] / "posterior.nc"))
+    post = _arviz.group(data, "posterior")
+    obs = _arviz.group(data, "observed_data")
+    summary = run["summary"]
+    rows = {r["group"]: r for r in summary["rows"]}
+    results = run["results"]
+    assert obs["n_conversation"].values.tolist() == [m.total_interactions for m in results]
+    assert obs["c_conversation"].values.tolist() == [m.correct_interactions for m in results]
+    for agent in post["agent"].values:
+        row = rows[str(agent)]
+        share = post["share"].sel(agent=agent).values.ravel()
+        se = share.std() / math.sqrt(share.size)
+        assert abs(share.mean() - row["rate"]) < 5 * se + 1e-12
+        for q in PASS:
+            var = f"task_{q}"
+            if var in post and row["tasks"]:
+                draws = post[var].sel(agent=agent).values.ravel()
+                assert abs(draws.mean() - row[var]) < 5 * draws.std() / math.sqrt(draws.size) + 1e-12
+    if "n_task" in obs:
+        assert int(obs["n_task"].values.sum()) == sum(
+            r["complete"] for r in summary["rows"][1:]) - sum(
+            1 for m in results if m.task_id is None and m.judge_errors == 0)
+
+
+def test_figures_draw_the_summarys_values(run: dict) -> None:
+    if run["mode"] != "bayesian":
+        pytest.skip("frequentist results have no posterior figures")
+    import matplotlib.pyplot as plt
+
+    from agenteval import plots
+
+    results = run["results"]
+    rows = {r.group: r for r in results.summary().rows}
+    fig = plots.plot_pass_posterior(results)
+    for q, per_agent in fig.agenteval_values.items():
+        for agent, (mean, low, high) in per_agent.items():
+            row = rows[agent]
+            field = f"task_{q}" if row.tasks else f"pooled_{q}"
+            assert (mean, low, high) == (getattr(row, field), getattr(row, f"{field}_low"),
+                                         getattr(row, f"{field}_high"))
+    small = plots.plot_rate_posteriors(results)
+    for group, values in small.agenteval_values.items():
+        assert values["rate"] == (rows[group].rate, rows[group].rate_low, rows[group].rate_high)
+    plt.close("all")
+    assert results.to_inference_data() is results.to_inference_data()   # held, not rebuilt
+    assert (run["out"] / "figures" / "pass_posterior.png").stat().st_size > 2000
+
+
+def test_one_colour_per_agent_everywhere(run: dict) -> None:
+    if run["mode"] != "bayesian":
+        pytest.skip("no posterior figures")
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_hex
+
+    from agenteval import plots
+
+    results = run["results"]
+    colours = {a: c.lower() for a, c in results.colours().items()}
+    seen: dict[str, set[str]] = {}
+    for draw in (plots.plot_pass_posterior, plots.plot_prior_posterior, plots.plot_rate_posteriors):
+        fig = draw(results)
+        for ax in fig.axes:
+            for line in ax.get_lines():
+                label = line.get_label()
+                if label in colours:
+                    seen.setdefault(label, set()).add(to_hex(line.get_color()))
+    plt.close("all")
+    assert seen and all(s == {colours[a]} for a, s in seen.items()), seen
+
+
+def test_nothing_judged_draws_no_posterior(tmp_path: Path) -> None:
+    rows = [json.loads(x) for x in DEMO.read_text(encoding="utf-8").splitlines()]
+    for r in rows:
+        for turn in r["conversation"]:
+            turn.pop("ground_truth_assistant", None)
+    data = tmp_path / "unjudged.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "out"
+    with redirect_stdout(io.StringIO()):
+        main(["run", str(data), "--k", "3", "--out", str(out), "--min-judged", "0", "--quiet"])
+    assert not list((out / "figures").glob("*")) if (out / "figures").exists() else True
+    from agenteval import Agentic, BayesianMode, plots
+
+    results = Agentic.run(str(data), k=3, statistical_mode=BayesianMode())
+    fig = plots.plot_pass_posterior(results)
+    assert all(not v for v in fig.agenteval_values.values())
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert any("nothing was judged" in t for t in texts)
+    assert plots.plot_rate_posteriors(results) is None
+    assert np.isnan(results.summary().rows[0].rate)
+
+
+def test_prior_explorer_labels_its_pooled_values_and_shows_the_headline(run: dict) -> None:
+    if run["mode"] != "bayesian":
+        pytest.skip("the explorer is a Bayesian what-if")
+    pytest.importorskip("ipywidgets")
+    from agenteval.widgets import prior_explorer
+
+    explorer = prior_explorer(run["results"])
+    text = explorer.numbers.value
+    row = run["summary"]["rows"][0]
+    assert f"pooled pass@3 = " in text and "pooled pass^3 = " in text
+    assert f"pass@3 {_interval(row, 'pass_at_k')}" in text      # the headline, as the summary
+    assert f"pass^3 {_interval(row, 'pass_pow_k')}" in text
+    assert ("mean over" in text) == (row["headline"] == "tasks")
