@@ -7,13 +7,13 @@ LLM judge; pymc/arviz/matplotlib with plots).
 
 from __future__ import annotations
 
-from agenteval._lazy import lazy_exports
+from agenteval._util.lazy import lazy_exports
 
-__version__ = "0.1.0"
+from agenteval._util.version import __version__
 
 _EXPORTS = {
     "Agentic": "agenteval.metrics.agentic",
-    "AgenticResults": "agenteval.results",
+    "AgenticResults": "agenteval.results.agentic",
     "AgentEvalError": "agenteval.errors",
     "DataError": "agenteval.errors",
     "ConfigError": "agenteval.errors",
@@ -29,7 +29,7 @@ _EXPORTS = {
     "plan": "agenteval.statistical.plan",
     "Retriever": "agenteval.core.retriever",
     "load_datasets": "agenteval.core.retriever",
-    "load_results": "agenteval.results_io",
+    "load_results": "agenteval.results.io",
     "OfflineJudge": "agenteval.judge.offline",
     "LLMJudge": "agenteval.judge.llm",
     "ContextualPrecision": "agenteval.metrics.rag",

@@ -142,7 +142,7 @@ class AgentEvalMagics(Magics):
                              f"(got {' '.join(str(p) for p in args.data[1:])})")
         if args.output_name is not None and not args.output_name.isidentifier():
             raise UsageError(f"-o {args.output_name}: not a valid Python variable name")
-        from agenteval.cli.run import _print_warnings, evaluate_args
+        from agenteval.cli.run import evaluate_args, print_warnings
 
         item_lines: list[int] | None = None
         try:
@@ -154,7 +154,7 @@ class AgentEvalMagics(Magics):
                     source = self._source(args.data)
                     command = f"{PROG} {line}".rstrip()
                 results, caught = evaluate_args(args, source=source, command=command)
-                _print_warnings(caught)
+                print_warnings(caught)
         except DataError as exc:
             raise UsageError(_cell_error(exc, cell, item_lines)) from None
         except AgentEvalError as exc:

@@ -38,7 +38,7 @@ from agenteval import Agentic, BayesianMode
 Agentic.run(sys.argv[2], k=3, statistical_mode=BayesianMode()).summary()
 parts = {}
 if sys.argv[4:] == ["parts"]:  # loading alone, timed as Agentic.run loads (collector paused)
-    from agenteval._gc import collector_paused
+    from agenteval._util.gc import collector_paused
     from agenteval.core.retriever import load_datasets
     c = time.process_time()
     with collector_paused():

@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from agenteval import Agentic, BayesianMode, FrequentistMode
-from agenteval import _arviz
+from agenteval._util import arviz as _arviz
 from agenteval.errors import ConfigError
 from tests.conftest import DEMO
 

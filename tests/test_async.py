@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from agenteval._async import run_sync
+from agenteval._util.aio import run_sync
 
 
 async def _double(x: int) -> int:

@@ -234,7 +234,7 @@ def test_independent_comparisons_use_the_rows_shares(run: dict) -> None:
 def test_netcdf(run: dict) -> None:
     if run["mode"] != "bayesian":
         pytest.skip("frequentist results have no posterior")
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     data = _arviz.from_netcdf(str(run["out"] / "posterior.nc"))
     post = _arviz.group(data, "posterior")

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from agenteval._gc import collector_paused, existing_objects_frozen
+from agenteval._util.gc import collector_paused, existing_objects_frozen
 
 
 def test_paused_collector_comes_back_on_even_after_an_error():

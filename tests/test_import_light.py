@@ -48,7 +48,7 @@ def test_loading_agenteval_files_does_not_import_inspect() -> None:
 
 def test_statistical_modules_import_no_sampler_or_plotting() -> None:
     loaded = _modules_after("import agenteval.statistical.hierarchical, agenteval.statistical.suite\n"
-                            "import agenteval.plots.bayes, agenteval._arviz\n"
+                            "import agenteval.plots.bayes, agenteval._util.arviz\n"
                             "from agenteval import BayesianMode\n"
                             "BayesianMode(method='hierarchical')")
     assert not [m for m in ["pymc", "pytensor", "arviz", "matplotlib", "pandas"] if m in loaded]

@@ -9,7 +9,7 @@ from fractions import Fraction as F
 import pytest
 
 from tests.helpers import finishes
-from agenteval._numbers import (
+from agenteval._util.numbers import (
     MAX_DIGITS,
     MAX_EXPONENT,
     find_numbers,
@@ -106,7 +106,7 @@ def test_fold_text():
 def test_docstring_examples():
     import doctest
 
-    import agenteval._numbers as numbers
+    import agenteval._util.numbers as numbers
 
     result = doctest.testmod(numbers)
     assert result.attempted >= 2 and result.failed == 0
@@ -188,7 +188,7 @@ def test_exponent_with_thousands_of_leading_zeros_is_read_without_error():
 
 
 def test_long_texts_are_not_cached():
-    from agenteval import _numbers
+    from agenteval._util import numbers as _numbers
 
     _numbers._numbers_in_cached.cache_clear()
     long_text = "12 " * _numbers.CACHED_TEXT_CHARS

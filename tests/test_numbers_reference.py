@@ -16,7 +16,7 @@ import random
 
 import pytest
 
-from agenteval import _numbers
+from agenteval._util import numbers as _numbers
 from agenteval.judge import offline
 from agenteval.metrics import evidence
 from tests import reference_numbers as ref

@@ -16,7 +16,8 @@ import agenteval
 from agenteval import AgenticResults, BayesianMode, FrequentistMode
 from agenteval.cli import main
 from agenteval.errors import DataError
-from agenteval.results_io import _without_secrets, load_results, mode_from_spec, mode_spec
+from agenteval.results.io import load_results, mode_from_spec, mode_spec
+from agenteval.results.manifest import _without_secrets
 from tests.conftest import DEMO
 
 

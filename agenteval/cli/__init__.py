@@ -14,7 +14,7 @@ import sys
 import warnings
 from typing import Any
 
-from agenteval import __version__
+from agenteval._util.version import __version__
 from agenteval.errors import AgentEvalError
 
 SUBCOMMANDS = ("run", "show", "rag", "plan")

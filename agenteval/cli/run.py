@@ -216,7 +216,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
     own_graders = grader_options(args)
-    report_cap = _report_cap(args)
+    cap = report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
     loaded = load_for_run(args) if source is None else load_datasets(source)
@@ -234,12 +234,12 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         if args.out is not None:
             write_outputs(results, args.out,
                           figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
-            write_run_report(results, args.out, datasets, max_conversations=report_cap)
+            write_run_report(results, args.out, datasets, max_conversations=cap)
     return results, caught
 
 
-def _report_cap(args: argparse.Namespace) -> int:
-    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
+def report_cap(args: argparse.Namespace) -> int:
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, check_max_conversations
 
     value = getattr(args, "report_max_conversations", None)
     if value is not None and value < 0:
@@ -249,7 +249,7 @@ def _report_cap(args: argparse.Namespace) -> int:
 
 def run_command(args: argparse.Namespace) -> int:
     results, caught = evaluate_args(args)
-    _print_warnings(caught)
+    print_warnings(caught)
     wrote = (None if args.out is None else
              f"wrote results to {args.out}/ (open {args.out / 'report.html'} in a browser; "
              f"`agenteval show {args.out}` prints this summary again)")
@@ -293,7 +293,7 @@ def parse_argument_matching(items: list[str] | None) -> dict[str, str] | None:
     return rules
 
 
-def _print_warnings(caught: list[Any]) -> None:
+def print_warnings(caught: list[Any]) -> None:
     """agenteval's own warnings (not identified, failed diagnostics) as one line each on stderr."""
     seen = set()
     for w in caught:
@@ -374,7 +374,7 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
                       data_described: bool = True) -> None:
     """The command line and data files go into the results' manifest (the magic passes its own
     command line, and data files only when SOURCE was a file)."""
-    from agenteval.results_io import describe_source
+    from agenteval.results.io import describe_source
 
     results.provenance.update({
         "command": command or shlex.join(["agenteval", *getattr(args, "argv", [])]),
@@ -395,7 +395,7 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
 def write_run_report(results: Any, out: Path, datasets: list[Any], *,
                      max_conversations: int | None = None) -> None:
     """report.html, after the other outputs so it can embed the figures written next to it."""
-    from agenteval.report import DEFAULT_MAX_CONVERSATIONS, write_report
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, write_report
 
     write_report(results, out / "report.html", datasets=datasets, figures_dir=out,
                  max_conversations=(DEFAULT_MAX_CONVERSATIONS if max_conversations is None
@@ -408,7 +408,7 @@ def judged_policy(results: Any, *, min_judged: float) -> int:
     A rate computed from the few interactions a failing judge did score is not the suite's rate,
     so a heavily failed run must not look like a success to a script or CI job.
     """
-    from agenteval.failures import group_failures, judged_share
+    from agenteval.results.failures import group_failures, judged_share
 
     judged, total = judged_share(results)
     groups = group_failures(results)
@@ -437,7 +437,7 @@ def format_table(results: Any) -> str:
     """Per-conversation table, then the suite summary."""
     import pandas as pd
 
-    from agenteval.results import format_interval
+    from agenteval.present.text import format_interval
 
     k = results.k
     df = results.to_dataframe()

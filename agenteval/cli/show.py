@@ -31,15 +31,15 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
 
 def show_command(args: argparse.Namespace) -> int:
     from agenteval.cli.graders import grader_text
-    from agenteval.results_io import load_results
+    from agenteval.results.io import load_results
 
     results = load_results(args.path)
     manifest = results.provenance
     if args.report is not None:
-        from agenteval.cli.run import _report_cap
-        from agenteval.report import datasets_from_manifest, write_report
+        from agenteval.cli.run import report_cap
+        from agenteval.present.report import datasets_from_manifest, write_report
 
-        cap = _report_cap(args)
+        cap = report_cap(args)
         folder = args.path if args.path.is_dir() else args.path.parent
         datasets = datasets_from_manifest(results)
         write_report(results, args.report, datasets=datasets, figures_dir=folder,
@@ -47,9 +47,9 @@ def show_command(args: argparse.Namespace) -> int:
         note = "" if datasets is not None else " (data file missing or changed: verdicts only)"
         print(f"wrote {args.report}{note}", file=sys.stderr)
     if args.format == "json":
-        from agenteval.results import _json_safe
+        from agenteval._util.jsonsafe import json_safe
 
-        summary = _json_safe(results.summary().model_dump())  # not the whole to_json()
+        summary = json_safe(results.summary().model_dump())  # not the whole to_json()
         json.dump({"manifest": manifest, "summary": summary}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0

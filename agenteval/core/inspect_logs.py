@@ -43,7 +43,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from agenteval.core.retriever import _FileRetriever, _Where
+from agenteval.core.base import Where as _Where
+from agenteval.core.records import FileRetriever as _FileRetriever
 from agenteval.errors import ConfigError, DataError
 from agenteval.schemas.common import Dataset
 
@@ -308,7 +309,8 @@ def datasets_from_inspect_log(log: Any, *, scorer: str | None = None,
     """Convert an ``EvalLog`` (from ``inspect_ai.log.read_eval_log``) into conversations.
 
     ``strict``: an incomplete log (module docstring) is a DataError rather than a warning."""
-    from agenteval.core.traces import _convert, _Ctx
+    from agenteval.core.traces import TraceContext as _Ctx
+    from agenteval.core.traces import convert_messages as _convert
 
     where = source or "Inspect log"
     name = _scorer_name(log, scorer, where)

@@ -22,8 +22,14 @@ from pathlib import Path
 from typing import Any
 
 from agenteval.core import jsonio
-from agenteval.core.retriever import (_is_dataframe, _is_missing, _kind, _plain, _read_json_list,
-                                      _read_text, _short, _Where)
+from agenteval.core.base import Where as _Where
+from agenteval.core.base import is_dataframe as _is_dataframe
+from agenteval.core.base import is_missing as _is_missing
+from agenteval.core.base import kind as _kind
+from agenteval.core.base import plain as _plain
+from agenteval.core.base import read_json_list as _read_json_list
+from agenteval.core.base import read_text as _read_text
+from agenteval.core.base import short as _short
 from agenteval.errors import ConfigError, DataError
 
 CASE_FIELDS = ("id", "question", "input", "expected_answer", "expected_output",

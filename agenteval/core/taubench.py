@@ -39,7 +39,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from agenteval.core.retriever import _FileRetriever, _read_json_list, _Where
+from agenteval.core.base import Where as _Where
+from agenteval.core.base import read_json_list as _read_json_list
+from agenteval.core.records import FileRetriever as _FileRetriever
 from agenteval.errors import DataError
 from agenteval.schemas.common import Dataset
 
@@ -71,7 +73,8 @@ class _Ctx:
 
 
 def _record_to_dataset(record: Any, *, assistant_id: str, ctx: _Ctx) -> Dataset:
-    from agenteval.core.traces import _convert, _Ctx as _TraceCtx
+    from agenteval.core.traces import TraceContext as _TraceCtx
+    from agenteval.core.traces import convert_messages as _convert
 
     if not isinstance(record, Mapping):
         raise ctx.error(f"expected a tau-bench result object, got {type(record).__name__}")

@@ -27,10 +27,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agenteval.core import jsonio
+from agenteval.core.base import error_message
 from agenteval.errors import ConfigError, DataError
 from agenteval.schemas.common import Dataset, ExpectedTool
 
-__all__ = ["dataset_from_openai_messages", "TRACE_FIELDS", "REFERENCE_FIELDS"]
+__all__ = ["REFERENCE_FIELDS", "TRACE_FIELDS", "TraceContext", "convert_messages",
+           "dataset_from_openai_messages", "trace_record_to_dataset"]
 
 TRACE_FIELDS = ("session_id", "assistant_id", "task_id", "language", "context", "metadata",
                 "outcome", "attempt", "messages", "references")
@@ -58,7 +60,7 @@ class _Reference(BaseModel):
     argument_matching: Any = None  # validated with the GroundTruthAgentic
 
 
-class _Ctx:
+class TraceContext:
     """Carries the place (file, line) so every error names it."""
 
     def __init__(self, source: str | None, line: int | None, index: int | None, *,
@@ -80,7 +82,7 @@ def _what(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _text(content: Any, field: str, ctx: _Ctx) -> str:
+def _text(content: Any, field: str, ctx: TraceContext) -> str:
     """A message's content as text: a string, null, or a list of parts (text parts joined)."""
     if content is None:
         return ""
@@ -117,7 +119,7 @@ def _maybe_json(text: str) -> Any:
         return text
 
 
-def _parse_arguments(raw: Any, field: str, ctx: _Ctx) -> dict[str, Any]:
+def _parse_arguments(raw: Any, field: str, ctx: TraceContext) -> dict[str, Any]:
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         return {}
     if isinstance(raw, Mapping):
@@ -136,7 +138,7 @@ def _parse_arguments(raw: Any, field: str, ctx: _Ctx) -> dict[str, Any]:
     return value
 
 
-def _references(references: Any, n_turns: int, ctx: _Ctx) -> list[_Reference | None]:
+def _references(references: Any, n_turns: int, ctx: TraceContext) -> list[_Reference | None]:
     if references is None:
         return [None] * n_turns
     if not isinstance(references, list):
@@ -155,18 +157,16 @@ def _references(references: Any, n_turns: int, ctx: _Ctx) -> list[_Reference | N
         try:
             out.append(_Reference.model_validate(dict(ref)))
         except ValidationError as exc:
-            from agenteval.core.retriever import _error_message
-
             errors = exc.errors()
-            field, message = _error_message(errors[0])
+            field, message = error_message(errors[0])
             if len(errors) > 1:
                 message += f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
             raise ctx.error(message, f"references[{i}]" + (f".{field}" if field else "")) from None
     return out
 
 
-def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: Any,
-             fields: Mapping[str, Any], ctx: _Ctx) -> Dataset:
+def convert_messages(messages: Any, *, session_id: Any, assistant_id: Any, references: Any,
+                     fields: Mapping[str, Any], ctx: TraceContext) -> Dataset:
     if not isinstance(messages, list):
         raise ctx.error(f"expected a list of chat messages, got {_what(messages)}", ctx.prefix)
     system: list[str] = []
@@ -277,10 +277,8 @@ def _convert(messages: Any, *, session_id: Any, assistant_id: Any, references: A
     try:
         return Dataset.model_validate(record)
     except ValidationError as exc:
-        from agenteval.core.retriever import _error_message
-
         errors = exc.errors()
-        field, message = _error_message(errors[0])
+        field, message = error_message(errors[0])
         if len(errors) > 1:
             message += f" (and {len(errors) - 1} more error{'s' if len(errors) > 2 else ''})"
         raise ctx.error(message, field) from None
@@ -307,16 +305,16 @@ def dataset_from_openai_messages(messages: Sequence[Mapping[str, Any]], *, sessi
     if unknown:
         raise ConfigError(f"unknown keyword argument {unknown[0]!r}: allowed Dataset fields are "
                           "task_id, language, context, metadata, outcome, attempt")
-    return _convert(list(messages) if isinstance(messages, tuple) else messages,
+    return convert_messages(list(messages) if isinstance(messages, tuple) else messages,
                     session_id=session_id, assistant_id=assistant_id,
                     references=list(references) if isinstance(references, tuple) else references,
-                    fields=fields, ctx=_Ctx(None, None, None))
+                    fields=fields, ctx=TraceContext(None, None, None))
 
 
-def _trace_record_to_dataset(record: Mapping[str, Any], *, source: str | None = None,
+def trace_record_to_dataset(record: Mapping[str, Any], *, source: str | None = None,
                              line: int | None = None, index: int | None = None) -> Dataset:
     """One transcript record (a line of a traces JSONL file) -> Dataset."""
-    ctx = _Ctx(source, line, index)
+    ctx = TraceContext(source, line, index)
     for key in record:
         if key not in TRACE_FIELDS:
             raise ctx.error(f"unknown field {key!r} in a transcript record; allowed: "
@@ -326,6 +324,6 @@ def _trace_record_to_dataset(record: Mapping[str, Any], *, source: str | None = 
             raise ctx.error("missing required field", key)
     fields = {k: v for k, v in record.items()
               if k not in ("session_id", "assistant_id", "messages", "references")}
-    return _convert(record["messages"], session_id=record["session_id"],
+    return convert_messages(record["messages"], session_id=record["session_id"],
                     assistant_id=record["assistant_id"], references=record.get("references"),
                     fields=fields, ctx=ctx)

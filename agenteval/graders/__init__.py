@@ -15,7 +15,7 @@ provider proxy backed by the run's judge), ``run`` (running them) and ``summary`
 
 from __future__ import annotations
 
-from agenteval._lazy import lazy_exports
+from agenteval._util.lazy import lazy_exports
 
 _EXPORTS = {
     "GraderCase": "agenteval.graders.base",

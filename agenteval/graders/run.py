@@ -106,7 +106,7 @@ def _as_outcome(g: Grader) -> Grader:
 def grade(cases: Sequence[GraderCase], graders: Sequence[Grader], judge: Any, *,
           threshold: float, concurrency: int = DEFAULT_CONCURRENCY) -> list[list[GraderResult]]:
     """Sync :func:`agrade`."""
-    from agenteval._async import run_sync
+    from agenteval._util.aio import run_sync
 
     return run_sync(agrade(cases, graders, judge, threshold=threshold, concurrency=concurrency))
 

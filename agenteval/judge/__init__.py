@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agenteval._lazy import lazy_exports
+from agenteval._util.lazy import lazy_exports
 
 _EXPORTS = {
     "Judge": "agenteval.judge.base",

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from agenteval._async import run_sync
+from agenteval._util.aio import run_sync
 
 
 @dataclass(frozen=True)

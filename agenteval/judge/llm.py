@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
-from agenteval._async import run_sync
+from agenteval._util.aio import run_sync
 from agenteval.errors import ConfigError
 from agenteval.judge import prompts
 from agenteval.judge.base import (AnswerItem, Judge, JudgeFailure, JudgeOutcome, JudgeRun,

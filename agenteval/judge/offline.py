@@ -22,7 +22,7 @@ numbers equal ("1.5" and "1 5", "-$5" and "$5"). So "The result is 8." against "
 42 dollars" gets F1 0.4 (the words "total" and "dollars" are missing), and "9" against "8" or
 "-5°C" against "5°C" is 0.
 
-Numbers are read by the parser shared with the tool scorer (:mod:`agenteval._numbers`):
+Numbers are read by the parser shared with the tool scorer (:mod:`agenteval._util.numbers`):
 ``1,234.5``, ``$12.50``, ``-3``, ``1e3``, ``2.5 million``, ``42%``. See ``numbers_match`` for
 when two of them are the same.
 """
@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from decimal import Context, Decimal
 from typing import Any
 
-from agenteval._numbers import ParsedText, WrittenNumber, find_numbers, parse_text, to_float
+from agenteval._util.numbers import ParsedText, WrittenNumber, find_numbers, parse_text, to_float
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, JudgeOutcome, Verdict
 
 # Both patterns start with the characters they can match at, so the scan skips every other

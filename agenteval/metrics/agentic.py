@@ -19,11 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from agenteval._gc import collector_paused, existing_objects_frozen
+from agenteval._util.gc import collector_paused, existing_objects_frozen
 from agenteval.core.inspect_logs import check_complete
 from agenteval.core.retriever import load_datasets
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
@@ -32,8 +32,6 @@ from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
-from agenteval.results import AgenticResults, RunSettings, without_data
-from agenteval.results_io import describe_call
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import (
     AgenticMetric,
@@ -41,6 +39,7 @@ from agenteval.schemas.results import (
     ToolCorrectnessScore,
     trusted,
 )
+from agenteval.schemas.run import RunSettings
 from agenteval.statistical.estimators import (
     pass_at_k,
     pass_at_k_unbiased,
@@ -48,6 +47,10 @@ from agenteval.statistical.estimators import (
     pass_pow_k_unbiased,
 )
 from agenteval.statistical.modes import FrequentistMode, StatisticalMode
+
+if TYPE_CHECKING:
+    from agenteval.results.agentic import AgenticResults
+
 
 UNRESOLVED_UTILIZATION = (
     "tool results not found in the answer and no final_answer_uses_tools flag: an LLM judge "
@@ -169,7 +172,7 @@ class Agentic:
         outcome_threshold = check_outcome_threshold(outcome_threshold)
         matching = check_argument_matching(argument_matching)
         mode = statistical_mode if statistical_mode is not None else FrequentistMode()
-        with collector_paused():  # loading makes no cycles (agenteval._gc)
+        with collector_paused():  # loading makes no cycles (agenteval._util.gc)
             datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
                                      **retriever_kwargs)
         if strict:  # an incomplete Inspect log is an error, not a warning (issue 18.5)
@@ -197,6 +200,8 @@ class Agentic:
                            include_history=include_history, verbose=verbose,
                            progress=progress, graders=own_graders,
                            grader_concurrency=grader_concurrency)
+        from agenteval.results.manifest import describe_call  # the results' manifest
+
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
@@ -218,7 +223,7 @@ def evaluate(
     """Judge all interactions in one batch (so an LLM judge runs them concurrently), score tool
     use, then estimate per conversation in one vectorised call. ``graders``: resolved by
     ``agenteval.graders.run.resolve_graders``."""
-    with existing_objects_frozen():  # full collections skip the loaded data (agenteval._gc)
+    with existing_objects_frozen():  # full collections skip the loaded data (agenteval._util.gc)
         return _evaluate(datasets, judge, settings, strict=strict,
                          include_history=include_history, verbose=verbose, progress=progress,
                          graders=graders, grader_concurrency=grader_concurrency)
@@ -236,6 +241,8 @@ def _evaluate(
     graders: Sequence[Any] | None = None,
     grader_concurrency: int = 4,
 ) -> AgenticResults:
+    from agenteval.results.agentic import AgenticResults, without_data  # what run() returns
+
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
              for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]

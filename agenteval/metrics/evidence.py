@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval._numbers import _NUMBER_RE, _parse, fold_text, text_readings, to_float
+from agenteval._util.numbers import fold_text, is_whole_number, text_readings, to_float
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -49,7 +48,7 @@ def parse_numbers(text: str) -> list[tuple[float, float]]:
 
     ``"$1,234.50"`` -> (1234.5, 0.005); ``"42%"`` -> (42, 0.5) and (0.42, 0.005);
     ``"2.5 million"`` -> (2.5, 0.05) and (2.5e6, 5e4); ``"-3"`` -> (-3, 0.5). The parser is
-    :mod:`agenteval._numbers`, shared with the offline judge.
+    :mod:`agenteval._util.numbers`, shared with the offline judge.
     """
     return list(text_readings(text))
 
@@ -139,8 +138,7 @@ _SCALARS = frozenset({str, int, float, bool, type(None)})
 def _whole_number(text: str) -> float | None:
     """The number a string is, if it is only a number (``"12.50"``, ``"$3"``, ``"42%"``): its
     first reading. The anchored match fails at once on other text, so nothing is parsed then."""
-    m = _NUMBER_RE.fullmatch(unicodedata.normalize("NFKC", text).strip())
-    if m is None or _parse(m) is None:
+    if not is_whole_number(text):
         return None
     readings = text_readings(text)
     return readings[0][0] if readings else None

@@ -23,25 +23,30 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from agenteval._async import run_sync
+from agenteval._util.aio import run_sync
 from agenteval.core.rag import RagCase, RagNode, load_rag_cases
 from agenteval.errors import ConfigError, JudgeError
 from agenteval.judge.base import Judge, JudgeFailure
 from agenteval.judge.resolve import resolve_judge
 from agenteval.judge.verdicts import AttributionItem, NodeRelevanceItem, StatementsItem
-from agenteval.rag_results import (NodeJudgment, PrecisionCase, RagResults, RagSummary,
-                                   RecallCase, SearchScore, StatementJudgment)
 from agenteval.statistical import rag as rm
-from agenteval.statistical.modes import BayesianMode, FrequentistMode, StatisticalMode, _level_text
+from agenteval.statistical.modes import BayesianMode, FrequentistMode, StatisticalMode
+
+if TYPE_CHECKING:
+    from agenteval.results.rag import RagResults
 
 __all__ = ["ContextualPrecision", "ContextualRecall"]
 
 
 # --------------------------------------------------------------------------- shared plumbing
+
+
+def _percent(level: float) -> str:
+    return f"{level * 100:g}%"
 
 
 def _mode(statistical_mode: Any) -> StatisticalMode:
@@ -147,7 +152,7 @@ def _mean_over_cases(scores: list[float | None], mode: StatisticalMode,
     what = ("posterior mean over cases of the per-case Beta posteriors; interval: bounded "
             "Bayesian bootstrap" if draws is not None
             else "mean over cases; interval: bounded Bayesian bootstrap")
-    return mean, lo, hi, f"{what} {_level_text(level)} ({n_draws} seeded draws)"
+    return mean, lo, hi, f"{what} {_percent(level)} ({n_draws} seeded draws)"
 
 
 # --------------------------------------------------------------------------- precision
@@ -208,6 +213,9 @@ class ContextualPrecision:
 def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMode,
                     flatten: bool = False, strict: bool = False) -> RagResults:
     """Judge every unlabelled node (one request each, one batch), then score all rankings."""
+    from agenteval.results.rag import (NodeJudgment, PrecisionCase, RagResults, RagSummary,
+                                       SearchScore)  # what run() returns
+
     rankings = [r for i, c in enumerate(cases) for r in _rankings(i, c, flatten)]
     items, slots = [], []
     for r_index, ranking in enumerate(rankings):
@@ -329,6 +337,9 @@ class ContextualRecall:
 def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMode,
                  strict: bool = False) -> RagResults:
     """Split the expected answers that need it, then attribute every unlabelled statement."""
+    from agenteval.results.rag import (RagResults, RagSummary, RecallCase,
+                                       StatementJudgment)  # what run() returns
+
     # 1. statements: given, or extracted by the judge (one request per case)
     texts: list[list[str] | None] = []
     labels: list[list[bool | None]] = []
@@ -427,7 +438,7 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
                               rm.beta_recall(a, n, prior_a=pa, prior_b=pb, level=level))
         pooled_mean, pooled_lo, pooled_hi = rm.beta_recall(a[scored].sum(), n[scored].sum(),
                                                            prior_a=pa, prior_b=pb, level=level)
-        pooled_method = (f"pooled statements, Beta-Binomial exact {_level_text(level)} "
+        pooled_method = (f"pooled statements, Beta-Binomial exact {_percent(level)} "
                          f"(prior Beta({pa:g}, {pb:g}))")
         rng = np.random.default_rng(mode.rng_seed)
         draws = rng.beta(pa + a, pb + n - a, size=(mode.mc_samples, len(out)))
@@ -442,7 +453,7 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
         sa, sn = a[scored].sum(), n[scored].sum()
         pooled_mean = float(sa / sn) if sn else float("nan")
         pooled_lo, pooled_hi = (interval(sa, sn, level) if sn else (float("nan"), float("nan")))
-        pooled_method = f"pooled statements, {name} {_level_text(level)}"
+        pooled_method = f"pooled statements, {name} {_percent(level)}"
         draws = None
     for i, case in enumerate(out):
         if scored[i]:

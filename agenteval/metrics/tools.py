@@ -58,7 +58,7 @@ linear in time and memory). Searchable leaves are:
   boundaries; long strings are also tried sentence by sentence (segments of >= 20 characters);
 - numbers (and strings that are a number), matched against every number written in the answer
   (``1,234.5``, ``42%``, ``$12.50``, ``-3``, ``1.2e5``, ``2.5 million``; parser shared with the
-  offline judge in ``agenteval._numbers``) within half a unit of the answer's last displayed
+  offline judge in ``agenteval._util.numbers``) within half a unit of the answer's last displayed
   digit, inclusive: result 3.14159 matches "3.14", result 8 matches "8" and "8.0". A percentage
   also matches its fraction (``42%`` matches 0.42); a negative result also matches its magnitude
   ("fell 5%" for -5). Numbers inside longer strings count when they are not single-digit

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from agenteval._lazy import lazy_exports
+from agenteval._util.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes

@@ -49,7 +49,7 @@ def _draws(results: Any, idata: Any) -> _Draws:
     if idata is None:
         d = results.posterior_draws()
         return _Draws(d.posterior, d.coords, d.observed_data, d.constant_data)
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     def arrays(name: str) -> dict[str, np.ndarray]:
         try:
@@ -306,7 +306,7 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
     return fig
 
 
-def _beta_pdf(grid: np.ndarray, a: float, b: float) -> np.ndarray:
+def beta_pdf(grid: np.ndarray, a: float, b: float) -> np.ndarray:
     from scipy.special import betaln, xlogy
 
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -338,7 +338,7 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
             panels.append(("log_kappa", np.linspace(lo, pr.log_kappa_mean + 3.5 * pr.log_kappa_sd, 401)))
         for axis, (var, grid) in zip(axes, panels):
             if var == "mu":
-                prior_pdf = _beta_pdf(grid, mode.prior.mu_a, mode.prior.mu_b)
+                prior_pdf = beta_pdf(grid, mode.prior.mu_a, mode.prior.mu_b)
                 label = "population mean task success rate mu"
             elif var == "log_kappa":
                 pr = mode.prior
@@ -346,7 +346,7 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
                 prior_pdf = np.exp(-0.5 * z * z) / (pr.log_kappa_sd * np.sqrt(2 * np.pi))
                 label = "log kappa (spread: small = tasks differ a lot)"
             else:
-                prior_pdf = _beta_pdf(grid, mode.beta_prior_a, mode.beta_prior_b)
+                prior_pdf = beta_pdf(grid, mode.beta_prior_a, mode.beta_prior_b)
                 label = "share of fully correct conversations p"
             axis.plot(grid, prior_pdf, color="0.35", lw=1.0, ls="--", label="prior")
             drawn = 0

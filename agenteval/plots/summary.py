@@ -60,7 +60,7 @@ def plot_rate_posteriors(results: Any, *, ax: Axes | None = None) -> Figure | No
 
 
 def _densities(ax: Any, rows: list[Any], params: list[Any], colours: dict[str, str]) -> None:
-    from agenteval.plots.bayes import _beta_pdf
+    from agenteval.plots.bayes import beta_pdf as _beta_pdf
 
     grid = np.linspace(0.0, 1.0, 801)
     for row, (a, b) in zip(rows, params):

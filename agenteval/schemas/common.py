@@ -177,7 +177,7 @@ class GroundTruthAgentic(_DictAccess):
     @classmethod
     def _rules(cls, v: Any) -> Any:
         from agenteval.errors import ConfigError
-        from agenteval.metrics.arguments import check_argument_matching
+        from agenteval.schemas.argument_rules import check_argument_matching
 
         try:
             return check_argument_matching(v, where="rule")

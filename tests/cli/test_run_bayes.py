@@ -22,7 +22,7 @@ def test_hierarchical_mode_prints_diagnostics_and_writes_posterior(
     for stem in ("pass_posterior", "forest", "shrinkage", "prior_posterior"):
         for ext in ("pdf", "png"):
             assert (out / "figures" / f"{stem}.{ext}").stat().st_size > 2000
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     post = _arviz.group(_arviz.from_netcdf(str(out / "posterior.nc")), "posterior")
     assert post.sizes["chain"] == 2 and post.sizes["draw"] == 300

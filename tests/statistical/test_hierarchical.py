@@ -174,7 +174,7 @@ def test_hierarchical_mode_end_to_end_reports_diagnostics() -> None:
     assert rows["all"].headline == "tasks" and rows["all"].tasks == 16
     # cached: asking again does not refit
     assert results.task_fit() is results.task_fit()
-    from agenteval import _arviz
+    from agenteval._util import arviz as _arviz
 
     idata = results.to_inference_data()
     post = _arviz.group(idata, "posterior")

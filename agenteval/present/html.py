@@ -267,7 +267,7 @@ def _summary_body(summary: Any, figure: str = "") -> str:
     per-group field in a second, collapsed table, then comparisons and the rest."""
     k = summary.k
     rows = summary.rows
-    from agenteval.results import _interval_kind
+    from agenteval.present.text import interval_kind as _interval_kind
 
     parts = [f'<p class="note">method: {_esc(summary.method)}; [low, high] = '
              f'{_esc(_interval_kind(summary.method))}</p>']

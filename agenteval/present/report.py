@@ -15,7 +15,7 @@ same run always shows the same ones). They are shown in the run's order, under a
 how many are shown and where every conversation is (conversations.csv, interactions.csv,
 results.json beside the report, as ``agenteval run --out`` writes them).
 
-    >>> from agenteval.report import write_report
+    >>> from agenteval.present.report import write_report
     >>> write_report(results, "out/report.html", datasets=datasets)   # doctest: +SKIP
 """
 
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 from agenteval.graders.summary import drilldown_html, summary_html
 
 if TYPE_CHECKING:
-    from agenteval.results import AgenticResults
+    from agenteval.results.agentic import AgenticResults
     from agenteval.schemas.common import Batch, Dataset
 
 __all__ = ["DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order",
@@ -83,7 +83,7 @@ def write_report(results: AgenticResults, path: str | Path, *,
 def datasets_from_manifest(results: AgenticResults) -> list[Dataset] | None:
     """The conversations a reloaded run evaluated, read again from the data file its manifest
     names, if that file still has the recorded SHA-256 (else None: the report shows verdicts)."""
-    from agenteval.results_io import describe_source
+    from agenteval.results.io import describe_source
 
     data = (getattr(results, "provenance", {}) or {}).get("data") or {}
     path = next((p for p in (data.get("path"), data.get("resolved")) if p and Path(p).is_file()), None)
@@ -184,7 +184,7 @@ def _head(title: str) -> str:
 
 def _unjudged_banner(results: AgenticResults) -> str:
     """A run with unjudged interactions says so before any number is read."""
-    from agenteval.failures import judged_share
+    from agenteval.results.failures import judged_share
 
     judged, total = judged_share(results)
     if judged == total:
@@ -316,7 +316,7 @@ def _legend(models: Sequence[Any]) -> str:
 
 
 def _judge_section(results: AgenticResults, judge: dict[str, Any]) -> str:
-    from agenteval.failures import group_failures, judged_share
+    from agenteval.results.failures import group_failures, judged_share
 
     judged, total = judged_share(results)
     share = judged / total if total else 1.0

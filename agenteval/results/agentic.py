@@ -6,36 +6,28 @@ result keeps working) with ``summary()``, ``to_dataframe()``, ``to_json()`` and 
 
 from __future__ import annotations
 
-import math
+import dataclasses
 import warnings
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields, replace
+from collections.abc import Iterable
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from agenteval.comparisons import AgentComparison, QualityRow, RankRow
+from agenteval._util.jsonsafe import json_safe as _json_safe
 from agenteval.judge.base import JudgeRun
+from agenteval.results.comparisons import AgentComparison, QualityRow, RankRow
 from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
+from agenteval.schemas.run import RunSettings
+
+__all__ = ["AgenticResults", "NotIdentifiedWarning", "RunSettings", "SuiteRow", "SuiteSummary",
+           "not_identified_note", "results_from_json", "without_data"]
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from agenteval.statistical.modes import PassEstimate, StatisticalMode
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """The options one evaluation ran with."""
-
-    k: int
-    threshold: float
-    tool_threshold: float
-    tool_weights: Mapping[str, float]
-    mode: StatisticalMode
-    outcome_threshold: float | None = None  # None: a given outcome succeeds within 1e-6 of 1
-    argument_matching: Mapping[str, Any] | None = None  # run-wide rules (metrics/arguments.py)
+    from agenteval.statistical.modes import PassEstimate
 
 
 def _f(description: str) -> Any:
@@ -163,71 +155,12 @@ class SuiteSummary(BaseModel):
 
     def to_text(self) -> str:
         """Plain-text tables for terminals and logs: headline, task level, pooled plug-in."""
-        k = self.k
-        iv = format_interval
-        head = (f"{'group':<22}{'convs':>6}{'compl':>6}{'full':>6}{'unkn':>6}"
-                f"{'share fully correct':>24}{f'pass@{k}':>24}{f'pass^{k}':>24}  {'basis':<7}"
-                f"{'errors':>7}")
-        stratified = any(r.rate_method != "complete cases" for r in self.rows)
-        if not self.method.startswith("plug-in"):
-            estimate = "posterior mean"
-        elif stratified:
-            estimate = "full / compl, or post-stratified where 'share:' below says so"
-        else:
-            estimate = "full / compl"
-        lines = [f"method: {self.method}",
-                 "share fully correct = p, the chance a new conversation is fully correct "
-                 f"({estimate}); "
-                 f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
-                 "'pooled' = plug-in from p; [low, high] = " + _interval_kind(self.method),
-                 head, "-" * len(head)]
-        for r in self.rows:
-            lines.append(
-                f"{r.group[:21]:<22}{r.conversations:>6}{r.complete:>6}{r.fully_correct:>6}"
-                f"{r.unknown:>6}{iv(r.rate, r.rate_low, r.rate_high):>24}"
-                f"{iv(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>24}"
-                f"{iv(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>24}  {r.headline:<7}"
-                f"{r.judge_errors:>7}")
-        methods = sorted({r.rate_method for r in self.rows if r.rate_method != "complete cases"})
-        lines += [f"  share: {m}" for m in methods]
-        if any(r.tasks for r in self.rows):
-            task_head = (f"{'group':<22}{'tasks':>6}{f'>={k}':>5}  {f'pass@{k} suite tasks':>24}"
-                         f"{f'pass^{k} suite tasks':>24}{f'pass^{k} new task':>24}"
-                         f"{f'unbiased @{k}':>13}{f'^{k}':>8}")
-            lines += ["", "task level (task = agent x task_id; suite tasks = mean over these "
-                      "tasks; new task = one more from the same population):",
-                      task_head, "-" * len(task_head)]
-            for r in self.rows:
-                lines.append(
-                    f"{r.group[:21]:<22}{r.tasks:>6}{r.tasks_with_k:>5}  "
-                    f"{iv(r.task_pass_at_k, r.task_pass_at_k_low, r.task_pass_at_k_high):>24}"
-                    f"{iv(r.task_pass_pow_k, r.task_pass_pow_k_low, r.task_pass_pow_k_high):>24}"
-                    f"{iv(r.new_task_pass_pow_k, r.new_task_pass_pow_k_low, r.new_task_pass_pow_k_high):>24}"
-                    f"{_num(r.unbiased_pass_at_k):>13}{_num(r.unbiased_pass_pow_k):>8}")
-            lines += [f"  {m}" for m in sorted({r.task_method for r in self.rows if r.task_method})]
-        pooled = [r for r in self.rows if r.headline == "tasks"]
-        if pooled:
-            lines += ["", f"pooled plug-in 1-(1-p)^{k}, p^{k} (assumes every task equally hard; "
-                      "shown for comparison):"]
-            for r in pooled:
-                lines.append(
-                    f"  {r.group[:21]:<22}pass@{k} "
-                    f"{iv(r.pooled_pass_at_k, r.pooled_pass_at_k_low, r.pooled_pass_at_k_high)}"
-                    f"   pass^{k} "
-                    f"{iv(r.pooled_pass_pow_k, r.pooled_pass_pow_k_low, r.pooled_pass_pow_k_high)}")
-        notes = sorted({r.note for r in self.rows if r.note})
-        if notes:
-            lines += [""] + [f"note: {n}" for n in notes]
-        for d in self.diagnostics:
-            lines.append("")
-            lines.append(_diagnostics_line(d))
-        from agenteval.comparisons import text_lines
+        from agenteval.present.text import summary_text
 
-        lines += text_lines(self)
-        return "\n".join(lines)
+        return summary_text(self)
 
     def _repr_html_(self) -> str:
-        from agenteval.display import summary_html
+        from agenteval.present.html import summary_html
 
         return summary_html(self)
 
@@ -360,7 +293,7 @@ class AgenticResults(list[AgenticMetric]):
                               "frequentist results have no posterior")
         key = (draws, max_conversations)
         if key not in self._draws:
-            from agenteval import __version__
+            from agenteval._util.version import __version__
             from agenteval.statistical.draws import posterior_draws
 
             attrs = {"agenteval_version": __version__, "k": self.k, "method": self.method,
@@ -394,7 +327,7 @@ class AgenticResults(list[AgenticMetric]):
                               "frequentist results have no posterior")
         key = (draws, max_conversations)
         if key not in self._idata:
-            from agenteval import _arviz
+            from agenteval._util import arviz as _arviz
 
             d = self.posterior_draws(draws=draws, max_conversations=max_conversations)
             self._idata[key] = _arviz.from_dict(
@@ -407,7 +340,7 @@ class AgenticResults(list[AgenticMetric]):
         """Write the posterior (what :meth:`to_inference_data` holds) to a NetCDF file that
         ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
         h5netcdf alone (no arviz import), atomically."""
-        from agenteval._netcdf import write_draws
+        from agenteval._util.netcdf import write_draws
 
         return write_draws(self.posterior_draws(**kwargs), str(path))
 
@@ -421,7 +354,7 @@ class AgenticResults(list[AgenticMetric]):
         with the posterior probability of each label in Bayesian mode."""
         import pandas as pd
 
-        from agenteval.comparisons import QualityRow, conversation_quality
+        from agenteval.results.comparisons import QualityRow, conversation_quality
 
         if level == "conversation":
             rows = conversation_quality(self, thresholds=thresholds)
@@ -473,7 +406,7 @@ class AgenticResults(list[AgenticMetric]):
 
     def to_json(self) -> dict[str, Any]:
         """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
-        from agenteval.results_io import build_manifest
+        from agenteval.results.manifest import build_manifest
 
         return _json_safe({
             "version": RESULTS_VERSION,
@@ -493,12 +426,10 @@ class AgenticResults(list[AgenticMetric]):
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> AgenticResults:
         """Restore results from :meth:`to_json` output without re-judging (see ``load_results``)."""
-        from agenteval.results_io import results_from_json
-
         return results_from_json(data)
 
     def _repr_html_(self) -> str:
-        from agenteval.display import results_html
+        from agenteval.present.html import results_html
 
         return results_html(self)
 
@@ -529,7 +460,7 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
              **values.given,
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
              **run.details}
-    from agenteval.comparisons import summary_fields
+    from agenteval.results.comparisons import summary_fields
 
     rows = [SuiteRow(**r) for r in values.rows]
     extra = summary_fields(values.comparisons)
@@ -548,62 +479,56 @@ def not_identified_note(k: int) -> str:
     return note(k)
 
 
-def _diagnostics_line(d: dict[str, Any]) -> str:
-    """One line per fit: what was fitted and whether the sampler can be trusted."""
-    head = f"{d['level']} fit ({d.get('units')} units, {d.get('distinct_triples')} distinct (agent, n, c))"
-    if d.get("method") == "mcmc":
-        status = "ok" if d.get("ok") else "CHECK: " + "; ".join(d.get("problems") or [])
-        return (f"{head}: NUTS ({d.get('sampler')}) {d.get('chains')} chains x {d.get('draws')} "
-                f"draws, max r_hat {_num(d.get('r_hat_max'))}, min ESS bulk "
-                f"{_int(d.get('ess_bulk_min'))} tail {_int(d.get('ess_tail_min'))}, "
-                f"divergences {d.get('divergences')}, {d.get('seconds', 0):.1f} s: {status}")
-    return (f"{head}: pooled population prior, (mu, kappa) posterior by "
-            f"{d.get('integration', 'optimisation')}, {d.get('seconds', 0):.2f} s")
+def results_from_json(data: Any, *, source: str | None = None,
+                      recompute: bool = False) -> AgenticResults:
+    """Inverse of ``AgenticResults.to_json()`` (see :func:`agenteval.results.io.load_results`)."""
+    from pydantic import ValidationError
 
+    from agenteval._util.jsonsafe import restore_nan
+    from agenteval.errors import DataError
+    from agenteval.results.manifest import mode_from_spec
 
-def _interval_kind(method: str) -> str:
-    """What the printed intervals are, in words (views label what they show)."""
-    if method.startswith("plug-in"):
-        return "confidence interval (see method; bootstrap percentiles at the task level)"
-    return "equal-tailed credible interval (see method)"
-
-
-def _int(x: Any) -> str:
-    return "n/a" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.0f}"
-
-
-def format_interval(value: float, low: float | None, high: float | None) -> str:
-    """'0.500 [0.100, 0.900]'; 'n/a' for an undefined value; the value alone without bounds."""
-    if _missing(value):
-        return "n/a"
-    if _missing(low) or _missing(high):
-        return f"{value:.3f}"
-    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
-
-
-def _missing(x: float | None) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
-
-
-def _prob(x: float) -> str:
-    """Probabilities near 0 or 1 keep their magnitude visible (4.1e-04, not 0.000)."""
-    if _missing(x):
-        return "n/a"
-    return f"{x:.3f}" if 0.001 <= x <= 0.999 else f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
-
-
-def _num(x: float | None) -> str:
-    return "n/a" if _missing(x) else f"{x:.3f}"
-
-
-def _json_safe(obj: Any) -> Any:
-    """NaN/inf -> None, numpy scalars -> Python, recursively."""
-    if isinstance(obj, dict):
-        return {str(k): _json_safe(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple)):
-        return [_json_safe(v) for v in obj]
-    if isinstance(obj, np.generic):
-        obj = obj.item()
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    return obj
+    if not isinstance(data, dict) or "conversations" not in data:
+        raise DataError("not an agenteval results file (no 'conversations')", source=source)
+    manifest = data.get("manifest")
+    if not isinstance(manifest, dict) or "statistical_mode" not in manifest:
+        raise DataError("no manifest: written by an agenteval before 0.1 reloads; re-run the "
+                        "evaluation to get a reloadable file", source=source, field="manifest")
+    try:
+        stored = manifest["settings"]
+        mode = mode_from_spec(manifest["statistical_mode"])
+        run_data = dict(manifest["judge_run"])
+        run = JudgeRun(**{f.name: run_data[f.name] for f in dataclasses.fields(JudgeRun)
+                          if f.name in run_data})
+        settings = RunSettings(k=int(stored["k"]), threshold=float(stored["threshold"]),
+                               tool_threshold=float(stored["tool_threshold"]),
+                               tool_weights={str(k): float(v) for k, v in stored["tool_weights"].items()},
+                               mode=mode,
+                               outcome_threshold=(None if stored.get("outcome_threshold") is None
+                                                  else float(stored["outcome_threshold"])),
+                               argument_matching=stored.get("argument_matching") or None)
+    except DataError as exc:
+        raise DataError(exc.reason, source=source, field=exc.field) from None
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(f"incomplete manifest ({exc})", source=source, field="manifest") from None
+    metrics = []
+    for index, record in enumerate(data["conversations"]):
+        try:
+            metrics.append(AgenticMetric.model_validate(restore_nan(AgenticMetric, record)))
+        except ValidationError as exc:
+            raise DataError(f"conversation {index} does not match this version's results "
+                            f"schema: {exc.errors()[0]['msg']}", source=source,
+                            field=f"conversations[{index}]") from None
+    results = AgenticResults(metrics, settings=settings, judge_run=run,
+                             method=str(stored.get("method", "")))
+    results.provenance = dict(manifest)
+    if not recompute and isinstance(data.get("summary"), dict):
+        try:
+            results._summary = SuiteSummary.model_validate(restore_nan(SuiteSummary, data["summary"]))
+        except ValidationError:
+            results._summary = None  # another version's schema: recomputed on first use
+    spec = manifest["statistical_mode"]
+    if results._summary is None and spec.get("rebuilds_exactly") is False:
+        warnings.warn(f"{source or 'results'}: the statistical mode {spec.get('repr')} could not be "
+                      f"rebuilt exactly; the summary is recomputed with {mode!r}", stacklevel=2)
+    return results

@@ -1,18 +1,9 @@
-"""Results that reload: the manifest written into ``results.json`` and ``load_results``.
+"""The manifest of a run, written into ``results.json``: what produced the numbers.
 
-A figure in a paper must be re-derivable, so every ``results.json`` carries a manifest: the
-agenteval and key library versions, the data file's hash, the judge (model, endpoint without
-secrets, prompt version, mode), the statistical mode with its settings and seed, and the command
-or call that produced it.
-
-Reloading restores the per-conversation metrics (with every interaction), the run settings, the
-statistical mode and the judge's accounting, so the summary, DataFrames and comparisons come back
-without re-judging. The stored summary is used when it matches the current schema; otherwise it
-is recomputed through the normal code path from the metrics and the mode (deterministic: seeded).
-
-    >>> import agenteval
-    >>> results = agenteval.load_results("out/demo")          # doctest: +SKIP
-    >>> print(results.summary())                              # doctest: +SKIP
+A figure in a paper must be re-derivable, so every ``results.json`` carries the agenteval and key
+library versions, the data file's hash, the judge (model, endpoint without secrets, prompt
+version, mode), the statistical mode with its settings and seed, and the command or call that
+produced it.
 """
 
 from __future__ import annotations
@@ -24,11 +15,7 @@ import hashlib
 import importlib
 import inspect
 import json
-import math
 import platform
-import types
-import typing
-import warnings
 from importlib import metadata
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,21 +24,19 @@ from urllib.parse import urlsplit, urlunsplit
 from agenteval.errors import DataError
 
 if TYPE_CHECKING:
-    from agenteval.results import AgenticResults
+    from agenteval.results.agentic import AgenticResults
     from agenteval.statistical.modes import StatisticalMode
 
-__all__ = ["RESULTS_FILE", "MANIFEST_VERSION", "load_results", "results_from_json", "build_manifest",
-           "describe_source", "describe_call", "mode_spec", "mode_from_spec"]
+__all__ = ["LIBRARIES", "MANIFEST_VERSION", "build_manifest", "describe_call", "describe_source",
+           "judge_spec", "library_versions", "mode_from_spec", "mode_spec"]
 
-RESULTS_FILE = "results.json"
+
 MANIFEST_VERSION = "1"
+
 
 LIBRARIES = ("numpy", "scipy", "pandas", "pydantic", "openai", "instructor", "pymc", "pytensor",
              "arviz", "matplotlib", "inspect_ai")
 """Libraries whose versions can change a number; recorded when installed (never imported)."""
-
-
-# --------------------------------------------------------------------------- the manifest
 
 
 def build_manifest(results: AgenticResults) -> dict[str, Any]:
@@ -60,7 +45,7 @@ def build_manifest(results: AgenticResults) -> dict[str, Any]:
     Keys recorded by the caller in ``results.provenance`` (the CLI's command and data file, the
     Python call, or a reloaded run's original manifest) take precedence over fresh ones.
     """
-    from agenteval import __version__
+    from agenteval._util.version import __version__
 
     run = results.judge_run
     settings = results.settings
@@ -254,108 +239,3 @@ def mode_from_spec(spec: dict[str, Any]) -> StatisticalMode:
         raise DataError(f"{spec.get('class')!r} is not a statistical mode",
                         field="manifest.statistical_mode")
     return mode
-
-
-# --------------------------------------------------------------------------- reload
-
-
-def load_results(path: str | Path, *, recompute: bool = False) -> AgenticResults:
-    """Restore the results of a past run from ``results.json`` (or the ``--out`` folder holding it).
-
-    Nothing is judged again. ``recompute=True`` rebuilds the summary from the per-conversation
-    metrics through the normal code path instead of using the stored one (which is also what
-    happens when the stored summary does not match this version's schema).
-    """
-    path = Path(path)
-    if path.is_dir():
-        path = path / RESULTS_FILE
-    if not path.exists():
-        raise DataError(f"no {RESULTS_FILE} here; pass the file or the --out folder of a run",
-                        source=str(path))
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise DataError(f"not a results file: {exc}", source=str(path)) from None
-    return results_from_json(data, source=str(path), recompute=recompute)
-
-
-def results_from_json(data: Any, *, source: str | None = None,
-                      recompute: bool = False) -> AgenticResults:
-    """Inverse of ``AgenticResults.to_json()`` (see :func:`load_results`)."""
-    from pydantic import ValidationError
-
-    from agenteval.judge.base import JudgeRun
-    from agenteval.results import AgenticResults, RunSettings, SuiteSummary
-    from agenteval.schemas.results import AgenticMetric
-
-    if not isinstance(data, dict) or "conversations" not in data:
-        raise DataError("not an agenteval results file (no 'conversations')", source=source)
-    manifest = data.get("manifest")
-    if not isinstance(manifest, dict) or "statistical_mode" not in manifest:
-        raise DataError("no manifest: written by an agenteval before 0.1 reloads; re-run the "
-                        "evaluation to get a reloadable file", source=source, field="manifest")
-    try:
-        stored = manifest["settings"]
-        mode = mode_from_spec(manifest["statistical_mode"])
-        run_data = dict(manifest["judge_run"])
-        run = JudgeRun(**{f.name: run_data[f.name] for f in dataclasses.fields(JudgeRun)
-                          if f.name in run_data})
-        settings = RunSettings(k=int(stored["k"]), threshold=float(stored["threshold"]),
-                               tool_threshold=float(stored["tool_threshold"]),
-                               tool_weights={str(k): float(v) for k, v in stored["tool_weights"].items()},
-                               mode=mode,
-                               outcome_threshold=(None if stored.get("outcome_threshold") is None
-                                                  else float(stored["outcome_threshold"])),
-                               argument_matching=stored.get("argument_matching") or None)
-    except DataError as exc:
-        raise DataError(exc.reason, source=source, field=exc.field) from None
-    except (KeyError, TypeError, ValueError) as exc:
-        raise DataError(f"incomplete manifest ({exc})", source=source, field="manifest") from None
-    metrics = []
-    for index, record in enumerate(data["conversations"]):
-        try:
-            metrics.append(AgenticMetric.model_validate(restore_nan(AgenticMetric, record)))
-        except ValidationError as exc:
-            raise DataError(f"conversation {index} does not match this version's results "
-                            f"schema: {exc.errors()[0]['msg']}", source=source,
-                            field=f"conversations[{index}]") from None
-    results = AgenticResults(metrics, settings=settings, judge_run=run,
-                             method=str(stored.get("method", "")))
-    results.provenance = dict(manifest)
-    if not recompute and isinstance(data.get("summary"), dict):
-        try:
-            results._summary = SuiteSummary.model_validate(restore_nan(SuiteSummary, data["summary"]))
-        except ValidationError:
-            results._summary = None  # another version's schema: recomputed on first use
-    spec = manifest["statistical_mode"]
-    if results._summary is None and spec.get("rebuilds_exactly") is False:
-        warnings.warn(f"{source or 'results'}: the statistical mode {spec.get('repr')} could not be "
-                      f"rebuilt exactly; the summary is recomputed with {mode!r}", stacklevel=2)
-    return results
-
-
-def restore_nan(model: Any, data: Any) -> Any:
-    """Undo ``_json_safe`` for a pydantic model: a ``null`` in a field typed plain ``float`` was NaN.
-
-    Fields typed ``float | None`` keep ``None`` (both read as missing in a DataFrame).
-    """
-    from pydantic import BaseModel
-
-    def walk(tp: Any, value: Any) -> Any:
-        if tp is float:
-            return math.nan if value is None else value
-        if isinstance(tp, type) and issubclass(tp, BaseModel) and isinstance(value, dict):
-            fields = tp.model_fields
-            return {k: walk(fields[k].annotation, v) if k in fields else v for k, v in value.items()}
-        origin = typing.get_origin(tp)
-        if origin in (list, tuple) and isinstance(value, list):
-            (item,) = typing.get_args(tp)[:1] or (Any,)
-            return [walk(item, v) for v in value]
-        if origin in (typing.Union, types.UnionType) and value is not None:
-            models = [a for a in typing.get_args(tp)
-                      if isinstance(a, type) and issubclass(a, BaseModel)]
-            if len(models) == 1 and isinstance(value, dict):
-                return walk(models[0], value)
-        return value
-
-    return walk(model, data)

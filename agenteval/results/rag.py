@@ -10,18 +10,18 @@ unsupported: the score is None and ``score_low``/``score_high`` bound what it co
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
-
+from agenteval._util.jsonsafe import json_safe as _json_safe
 from agenteval.judge.base import JudgeRun
-from agenteval.results import _json_safe, _num
-from agenteval.results import format_interval as _interval
 
 if TYPE_CHECKING:
     import pandas as pd
+
+__all__ = ["NodeJudgment", "PrecisionCase", "RAG_RESULTS_VERSION", "RagResults", "RagSummary",
+           "RecallCase", "SearchScore", "StatementJudgment"]
 
 RAG_RESULTS_VERSION = "agenteval-rag-1"
 
@@ -98,15 +98,9 @@ class PrecisionCase:
         return [n for s in self.searches for n in s.nodes if n.relevant is False]
 
     def _repr_html_(self) -> str:
-        parts = [_case_head(self.case_id, self.score, self.score_low, self.score_high,
-                            f"weighted {_num(self.score_weighted)}")]
-        for search in self.searches:
-            parts.append(f"<p>query <i>{html.escape(search.query)}</i>: precision "
-                         f"{_num(search.score)}</p>")
-            parts.append(_rows_html(["rank", "relevant", "source", "reason", "node"],
-                                    [[n.rank, _flag(n.relevant), n.source, n.error or n.reason,
-                                      n.text] for n in search.nodes]))
-        return "".join(parts)
+        from agenteval.present.rag import precision_case_html
+
+        return precision_case_html(self)
 
 
 @dataclass
@@ -155,16 +149,9 @@ class RecallCase:
         return sum(s.attributable is None for s in self.statements)
 
     def _repr_html_(self) -> str:
-        head = _case_head(self.case_id, self.score, self.score_low, self.score_high,
-                          f"{self.attributable}/{self.total} statements attributable")
-        rows = [[st.index, _flag(st.attributable), st.source, st.error or st.reason,
-                 st.text, "" if st.supporting_rank is None
-                 else f"search {st.supporting_search} rank {st.supporting_rank}"]
-                for st in self.statements]
-        errors = "".join(f"<p>{html.escape(e)}</p>" for e in self.judge_errors
-                         if not e.startswith("statement "))
-        return head + errors + _rows_html(["#", "attributable", "source", "reason", "statement",
-                                           "supported by"], rows)
+        from agenteval.present.rag import recall_case_html
+
+        return recall_case_html(self)
 
 
 @dataclass
@@ -205,32 +192,14 @@ class RagSummary:
         return pd.DataFrame([row]).set_index("metric")
 
     def to_text(self) -> str:
-        lines = [f"{self.metric}: {_interval(self.mean, self.ci_low, self.ci_high)} over "
-                 f"{self.scored} of {self.cases} cases  ({self.method})"]
-        for key, value in self.extra.items():
-            if key == "mean_bounds":
-                lines.append(f"  mean over all {self.cases} cases, whatever the failed verdicts "
-                             f"turn out to be: [{_num(value['low'])}, {_num(value['high'])}]")
-            elif isinstance(value, dict):
-                lines.append(f"  {key}: {_interval(value.get('mean'), value.get('ci_low'), value.get('ci_high'))}"
-                             f"  ({value.get('method', '')})")
-            elif isinstance(value, float):
-                lines.append(f"  {key}: {_num(value)}")
-        lines.append(f"  verdicts: {self.labelled} from labels, {self.judged} judged, "
-                     f"{self.judge_errors} failed (kept out, never counted as "
-                     f"{'irrelevant' if 'precision' in self.metric else 'unsupported'})")
-        if self.cases > self.scored:
-            lines.append(f"  {self.cases - self.scored} case(s) not scored: see judge_errors")
-        judge = self.judge
-        if judge:
-            lines.append(f"  judge: {judge.get('judge')}  calls={judge.get('calls')}  "
-                         f"cache_hits={judge.get('cache_hits')}  errors={judge.get('errors')}  "
-                         f"not_judged_budget={judge.get('not_judged_budget')}")
-        return "\n".join(lines)
+        from agenteval.present.rag import summary_text
+
+        return summary_text(self)
 
     def _repr_html_(self) -> str:
-        return (f"<p><b>{html.escape(self.metric)}</b> ({html.escape(self.method)})</p>"
-                + self.to_dataframe().to_html(float_format=lambda x: f"{x:.3f}"))
+        from agenteval.present.rag import summary_html
+
+        return summary_html(self)
 
     def __str__(self) -> str:
         return self.to_text()
@@ -320,29 +289,12 @@ class RagResults(list):  # type: ignore[type-arg]
                    settings=dict(payload.get("settings") or {}))
 
     def _repr_html_(self) -> str:
-        df = self.to_dataframe()
-        return (self._summary._repr_html_()
-                + df.to_html(index=False, float_format=lambda x: f"{x:.3f}"))
+        from agenteval.present.rag import results_html
+
+        return results_html(self)
 
     def __repr__(self) -> str:
         return f"RagResults({self.metric}, {len(self)} cases)"
-
-
-def _flag(value: bool | None) -> str:
-    return "?" if value is None else "yes" if value else "no"
-
-
-def _case_head(case_id: str, score: Any, low: Any, high: Any, extra: str) -> str:
-    bounds = "" if score is not None or low is None else f" (between {_num(low)} and {_num(high)})"
-    return (f"<p><b>{html.escape(case_id)}</b>: score {_num(score)}{bounds}; "
-            f"{html.escape(extra)}</p>")
-
-
-def _rows_html(header: list[str], rows: list[list[Any]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
-                   for row in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
 def _case_from_dict(metric: str, data: dict[str, Any]) -> Any:

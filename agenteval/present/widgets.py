@@ -1,6 +1,6 @@
 """Notebook widgets: the prior-sensitivity explorer.
 
-    from agenteval.widgets import prior_explorer
+    from agenteval.present.widgets import prior_explorer
     prior_explorer(results)            # sliders for a, b and k; a menu of the summary's groups
     prior_explorer(n=10, c=8, k=3)     # any counts
 
@@ -26,7 +26,7 @@ def _groups(results: Any) -> dict[str, tuple[int, int]]:
 def _headlines(results: Any) -> dict[str, str]:
     """Per summary group, the run's headline as the summary states it (what the pooled what-if
     below it is not), e.g. 'run's headline (mean over 9 tasks, prior Beta(1, 1)): ...'."""
-    from agenteval.results import format_interval
+    from agenteval.present.text import format_interval
 
     k = results.k
     out = {}
@@ -139,9 +139,9 @@ def prior_explorer(results: Any = None, *, n: int | None = None, c: int | None =
     else:
         if n is None or c is None:
             raise ConfigError("prior_explorer needs results, or both n and c")
-        from agenteval.statistical.estimators import _check_counts
+        from agenteval.statistical.estimators import pass_at_k
 
-        _check_counts(n, c)
+        pass_at_k(n, c, 1)  # validates the counts (integers, 0 <= c <= n) with its messages
         groups = {f"{c} of {n}": (int(n), int(c))}
         colours = headlines = None
     return PriorExplorer(groups, a=a, b=b, k=3 if k is None else k, k_max=k_max,

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from agenteval.statistical.compare import ComparisonTable
     from agenteval.statistical.quality import Thresholds
 
+__all__ = ["AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields"]
+
 
 class AgentComparison(BaseModel):
     """Agent A against agent B on one quantity: paired on shared tasks, else independent."""
@@ -115,7 +117,7 @@ def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
     """The table per conversation (its n judged interactions, c correct; Fair Forge's unit)."""
     import numpy as np
 
-    from agenteval.statistical.compare import _is_bayes
+    from agenteval.statistical.modes import BayesianMode
     from agenteval.statistical.quality import LABELS, assess, label_probabilities_beta
 
     mode, k = results.settings.mode, results.k
@@ -124,7 +126,7 @@ def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
     at = np.array([m.pass_at_k for m in results], dtype=float)
     pw = np.array([m.pass_pow_k for m in results], dtype=float)
     labels = assess(at, pw, thresholds=thresholds)
-    if _is_bayes(mode) and n.size:
+    if isinstance(mode, BayesianMode) and n.size:
         probs = label_probabilities_beta(mode.beta_prior_a + c, mode.beta_prior_b + n - c, k,
                                          thresholds=thresholds)
         probs = {key: np.where(n == 0, np.nan, v) for key, v in probs.items()}
@@ -138,67 +140,3 @@ def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
                        prob_needs_improvement=float(probs["Needs improvement"][i]),
                        prob_unlabelled=float(probs["Unlabelled"][i]), basis=basis)
             for i, m in enumerate(results)]
-
-
-# --------------------------------------------------------------------------- text and HTML
-
-
-def _p(x: float) -> str:
-    """Probabilities from draws or resamples resolve no better than ~1e-3: say so."""
-    if math.isnan(x):
-        return "n/a"
-    return "< 0.001" if x < 0.001 else "> 0.999" if x > 0.999 else f"{x:.3f}"
-
-
-def text_lines(summary: Any) -> list[str]:
-    """The comparison, ranking and quality sections of ``SuiteSummary.to_text()``."""
-    from agenteval.results import _prob, format_interval
-
-    lines: list[str] = []
-    if summary.comparisons:
-        lines += ["", "agent comparisons (A - B; paired on shared task_ids, else independent):"]
-        current = None
-        for c in summary.comparisons:
-            pair = (c.agent_a, c.agent_b)
-            if pair != current:
-                current = pair
-                shared = f", {c.shared_tasks} shared tasks" if c.method == "paired" else ""
-                lines.append(f"  A={c.agent_a} vs B={c.agent_b} ({c.method}{shared}):")
-            if math.isnan(c.prob_a_better):
-                extra = (f"  p {_p(c.p_value)}, adjusted ({summary.comparison_adjust}) "
-                         f"{_p(c.p_adjusted)}")
-            else:
-                exact = c.scope == "conversations"  # quadrature, not draws: keep its digits
-                extra = f"  P(A > B) {_prob(c.prob_a_better) if exact else _p(c.prob_a_better)}"
-            lines.append(f"    {c.quantity:<9} {c.scope:<14} A {c.rate_a:.3f}  B {c.rate_b:.3f}  "
-                         f"A - B = {format_interval(c.difference, c.difference_low, c.difference_high)}"
-                         f"{extra}")
-        lines += [f"  method, {m}" for m in summary.comparison_method.split("\n") if m]
-        lines += [f"  note: {n}" for n in summary.comparison_notes]
-        if summary.comparison_adjust not in ("none", ""):
-            lines.append(f"  p-values adjusted for the {len({(c.agent_a, c.agent_b) for c in summary.comparisons})} "
-                         f"agent pairs per quantity by {_ADJUST[summary.comparison_adjust]}; "
-                         "intervals are per comparison")
-    if summary.ranking:
-        r0 = summary.ranking[0]
-        lines += ["", f"ranking by {r0.quantity} ({r0.scope}):"]
-        for r in sorted(summary.ranking, key=lambda r: r.expected_rank):
-            lines.append(f"  {r.agent[:30]:<31} mean {r.mean:.3f}  P(best) {r.prob_best:.3f}  "
-                         f"expected rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]")
-    if summary.quality:
-        k = summary.k
-        lines += ["", f"quality (Fair Forge: Reliable pass@{k} > 0.95 and pass^{k} > 0.70; "
-                  f"Inconsistent pass@{k} > 0.95 and pass^{k} < 0.50; Needs improvement "
-                  f"pass@{k} < 0.70):"]
-        for q in summary.quality:
-            probs = ("" if math.isnan(q.prob_reliable) else
-                     f"  P(Reliable) {q.prob_reliable:.3f}  P(Inconsistent) {q.prob_inconsistent:.3f}"
-                     f"  P(Needs improvement) {q.prob_needs_improvement:.3f}")
-            lines.append(f"  {q.unit[:30]:<31} pass@{k} {q.pass_at_k:.3f}  pass^{k} "
-                         f"{q.pass_pow_k:.3f}  {q.label or 'n/a':<18}{probs}  ({q.basis})")
-    return lines
-
-
-_ADJUST = {"holm": "Holm (1979)", "bh": "Benjamini-Hochberg (1995)"}
-
-

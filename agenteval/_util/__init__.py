@@ -1,0 +1,6 @@
+"""Private helpers shared across the package (the lowest layer, beside ``agenteval.errors``).
+
+numbers (reading numbers written in text), aio (running a coroutine from sync code), gc (pausing
+the collector while loading), lazy (lazy module attributes), arviz (the ArviZ 0.x / 1.x adapter).
+Nothing here imports another agenteval module except ``agenteval.errors``.
+"""

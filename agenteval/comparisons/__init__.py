@@ -1,0 +1,12 @@
+"""Compat path: the comparison, ranking and quality rows lives in :mod:`agenteval.results.comparisons` now;
+``agenteval.comparisons`` is that same module.
+
+Kept so documented imports (``from agenteval.comparisons import ...``) keep working. The module replaces
+itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+"""
+
+import sys
+
+import agenteval.results.comparisons as _module
+
+sys.modules[__name__] = _module

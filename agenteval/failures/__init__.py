@@ -1,0 +1,12 @@
+"""Compat path: the grouping of judge failures lives in :mod:`agenteval.results.failures` now;
+``agenteval.failures`` is that same module.
+
+Kept so documented imports (``from agenteval.failures import ...``) keep working. The module replaces
+itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+"""
+
+import sys
+
+import agenteval.results.failures as _module
+
+sys.modules[__name__] = _module
