@@ -277,8 +277,8 @@ PINNED_ALL: dict[str, list[str]] = {
         "AgentEvalError", "Agentic", "AgenticMetric", "AgenticResults", "Batch", "BayesianMode",
         "ConfigError", "ContextualPrecision", "ContextualRecall", "DataError", "Dataset",
         "FrequentistMode", "JudgeError", "LLMJudge", "OfflineJudge", "Retriever",
-        "ToolCorrectnessScore", "__version__", "load_datasets", "load_rag_cases", "load_results",
-        "pass_at_k", "pass_pow_k", "plan",
+        "ToolCorrectnessScore", "__version__", "load_datasets", "load_labels", "load_rag_cases",
+        "load_results", "pass_at_k", "pass_pow_k", "plan", "plan_labels",
     ],
     "agenteval.core": [
         "DataFrameRetriever", "InspectLogRetriever", "JSONLRetriever", "JSONRetriever",

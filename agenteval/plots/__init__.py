@@ -46,6 +46,7 @@ _RC = {
     "pdf.fonttype": 42,  # embed TrueType, so text stays text in the PDF
     "ps.fonttype": 42,
     "svg.fonttype": "none",
+    "text.parse_math": False,  # labels are data (agent and task ids): "$5 or $10" is not math
 }
 
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from agenteval._util.sanitize import terminal
 from agenteval.plots import COLUMN, FULL_WIDTH, agent_colours, figure_axes, no_data, paper_style
 
 __all__ = ["plot_pass_posterior", "plot_forest", "plot_shrinkage", "plot_prior_posterior"]
@@ -173,7 +174,7 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
                 dens = densities[agent]
                 mean, lo, hi = _value(rows[agent], field)
                 shown[q][agent] = (mean, lo, hi)
-                axis.plot(_GRID, dens, color=colour, lw=1.2, label=str(agent))
+                axis.plot(_GRID, dens, color=colour, lw=1.2, label=terminal(agent))
                 axis.fill_between(_GRID, dens, color=colour, alpha=0.18, lw=0)
                 axis.plot([mean, mean], [0, top * 1.02], color=colour, lw=0.8, ls="--")
                 y = -top * 0.07 * (i + 1)
@@ -208,9 +209,11 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
     labels, values, cols, bold = [], [], [], []
     tasks = list(post.coords.get("task", [])) if "p_task" in post else []
     p_task = post.flat("p_task") if tasks else None
-    for agent in post.coords["agent"]:
+    agent_of = np.asarray(post.constant["agent_of_task"]) if tasks else []
+    for index, agent in enumerate(post.coords["agent"]):
         colour = colours[agent]
-        mine = [j for j, t in enumerate(tasks) if str(t).startswith(f"{agent}/")]
+        # a task's agent from the data, not its label: an agent id may hold "/" or prefix another
+        mine = [j for j, a in enumerate(agent_of) if a == index]
         row = rows.get(agent)
         if mine:
             d = p_task[:, mine].mean(axis=1)
@@ -226,7 +229,7 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
         bold.append(True)
         for j in mine[:max_tasks]:
             d = p_task[:, j]
-            labels.append(str(tasks[j]).split("/", 1)[1])
+            labels.append(str(tasks[j])[len(str(agent)) + 1:])  # "<agent>/<task>" -> the task
             values.append((float(np.mean(d)), *_interval(d, level)))
             cols.append(colour)
             bold.append(False)
@@ -240,7 +243,7 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
             axis.plot([lo, hi], [yi, yi], color=col, lw=2.4 if b else 1.2, solid_capstyle="butt")
             axis.plot([mean], [yi], "D" if b else "o", color=col, ms=4.5 if b else 3.0)
         axis.set_yticks(y)
-        axis.set_yticklabels(labels)
+        axis.set_yticklabels([terminal(label) for label in labels])  # control characters shown
         for tick, b in zip(axis.get_yticklabels(), bold):
             tick.set_fontweight("bold" if b else "normal")
         axis.set_xlim(0, 1)
@@ -289,9 +292,9 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
                          s=np.r_[size, size], color=colour, alpha=0.8, lw=0)
             if "mu" in post:
                 axis.axhline(float(np.nanmean(post.agent("mu", agent))), color=colour, lw=0.8,
-                             ls=":", label=f"{agent}: population mean mu")
+                             ls=":", label=terminal(f"{agent}: population mean mu"))
             else:
-                axis.plot([], [], color=colour, label=str(agent))
+                axis.plot([], [], color=colour, label=terminal(agent))
         axis.set_xticks([0, 1])
         axis.set_xticklabels(["raw c_t / n_t", "posterior mean"])
         axis.set_xlim(-0.25, 1.25)
@@ -358,7 +361,7 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
                 values = (np.log(post.agent("kappa", agent)) if var == "log_kappa"
                           else post.agent(var, agent))
                 d = _density(values, grid, reflect=var != "log_kappa")
-                axis.plot(grid, d, color=colour, lw=1.2, label=f"{agent}")
+                axis.plot(grid, d, color=colour, lw=1.2, label=terminal(agent))
                 axis.fill_between(grid, d, color=colour, alpha=0.18, lw=0)
                 shown.setdefault(var, {})[agent] = float(np.nanmean(values))
                 drawn += 1
