@@ -369,6 +369,9 @@ PINNED_ALL: dict[str, list[str]] = {
         "comparison_lines", "diagnostics_line", "format_count", "format_interval",
         "format_number", "format_prob", "interval_kind", "is_missing", "summary_text",
     ],
+    "agenteval.present.tables": [
+        "TABLES", "escape_latex", "escape_markdown", "table_latex", "table_markdown",
+    ],
     "agenteval.present.rag": [
         "precision_case_html", "recall_case_html", "results_html", "summary_html", "summary_text",
     ],

@@ -505,9 +505,10 @@ def _task_lines(summary: Any) -> list[str]:
 
 
 def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT_FIGURES) -> None:
-    """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
-    comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
-    posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
+    """conversations.csv, interactions.csv, summary.csv, quality.csv, summary.tex (with
+    several agents also comparisons.csv, ranking.csv and comparisons.tex) and results.json in
+    ``out``; in the Bayesian modes also posterior.nc (ArviZ) and the figures (PDF and PNG) in
+    ``out/figures``."""
     out.mkdir(parents=True, exist_ok=True)
     results.to_dataframe().to_csv(out / "conversations.csv", index=False)
     results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
@@ -517,6 +518,9 @@ def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT
     if summary.comparisons:
         summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
         summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
+    (out / "summary.tex").write_text(summary.to_latex(), encoding="utf-8")  # paper tables
+    if summary.comparisons:
+        (out / "comparisons.tex").write_text(summary.to_latex("comparisons"), encoding="utf-8")
     write_grader_outputs(results, out)
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
