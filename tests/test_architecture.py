@@ -350,8 +350,9 @@ PINNED_ALL: dict[str, list[str]] = {
         "judge_spec", "library_versions", "mode_from_spec", "mode_spec",
     ],
     "agenteval.plots": [
-        "COLUMN", "FULL_WIDTH", "PALETTE", "agent_colours", "export", "figure_axes", "no_data",
-        "paper_style", "plot_coverage", "plot_difference", "plot_forest", "plot_pairwise",
+        "COLUMN", "FULL_WIDTH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
+        "figure_axes", "figure_width", "interval_label", "legend_outside", "no_data",
+        "paper_style", "pass_label", "plot_coverage", "plot_difference", "plot_forest", "plot_pairwise",
         "plot_pass_posterior", "plot_power_curve", "plot_prior_posterior",
         "plot_prior_sensitivity", "plot_priors", "plot_rate_posteriors", "plot_shrinkage",
     ],

@@ -548,6 +548,8 @@ def write_posterior(results: Any, out: Path, *,
         figures["shrinkage"] = plots.plot_shrinkage
     for stem, draw in figures.items():
         fig = draw(results)
+        if stem == "shrinkage" and not fig.agenteval_values["pooled"]:
+            stem = "prior_pull"  # nothing pooled: the move is the prior's pull, named so
         written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,
                                 png_compress_level=1)
         plt.close(fig)
