@@ -7,10 +7,11 @@ The README marks what the code prints:
 - an inline ``<!-- value: NAME -->0.135<!-- /value -->``: ``VALUES[NAME]`` of the demo summary.
 
 Every source runs once (the demo run, ``agenteval run data/agentic_demo.jsonl --k 3 --mode
-bayesian --out DIR``, exactly as ``make demo``); nothing is typed in by hand, so a change of the
+bayesian --out DIR``, as ``make demo``; ``out/demo`` with ``--screenshot``); nothing is typed in by hand, so a change of the
 code's numbers (a new estimator default) shows up as a difference.
 
     python tools/readme_excerpts.py            # rewrite README.md, docs/img/demo_pass_posterior.png
+                                               # and (with pdflatex) docs/img/summary_table.png
     python tools/readme_excerpts.py --check    # exit 1 and show the differences (the test's check)
     python tools/readme_excerpts.py --screenshot   # also docs/img/report.png (headless Chromium)
 """
@@ -34,6 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
 FIGURE = REPO / "docs" / "img" / "demo_pass_posterior.png"
 SCREENSHOT = REPO / "docs" / "img" / "report.png"
+TABLE = REPO / "docs" / "img" / "summary_table.png"
 DEMO = ["run", "data/agentic_demo.jsonl", "--k", "3", "--mode", "bayesian"]
 """The demo run of ``make demo`` (``--out`` is added: a temporary folder)."""
 
@@ -72,7 +74,8 @@ def run_demo(out: Path) -> dict[str, str]:
     script = Path(sys.executable).with_name("agenteval")   # the console script a user runs
     cmd = ([str(script)] if script.exists() else
            [sys.executable, "-c", "import sys; from agenteval.cli import main; sys.exit(main())"])
-    cmd += [*DEMO, "--out", str(out)]
+    shown = out.relative_to(REPO) if out.is_relative_to(REPO) else out  # as the README types it
+    cmd += [*DEMO, "--out", str(shown)]
     run = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     if run.returncode != 0:
         raise SystemExit(f"the demo run failed ({run.returncode}):\n{run.stderr[-4000:]}")
@@ -127,6 +130,29 @@ def differences(old: str, new: str) -> str:
                                         "README.md (committed)", "README.md (code prints)"))
 
 
+def table_png(tex: Path, png: Path) -> bool:
+    """The run's summary.tex compiled with pdflatex + booktabs at a two-column paper's text width
+    (6.9 in), as a cropped PNG; False (and nothing written) without a TeX installation."""
+    if not (shutil.which("pdflatex") and shutil.which("pdftoppm")):
+        return False
+    from PIL import Image, ImageChops
+
+    with tempfile.TemporaryDirectory(prefix="agenteval-table-") as tmp:
+        doc = Path(tmp) / "table.tex"
+        doc.write_text("\\documentclass{article}\n\\usepackage[T1]{fontenc}\n\\usepackage{booktabs}\n"
+                       "\\usepackage[letterpaper,margin=0.8in]{geometry}\n\\pagestyle{empty}\n"
+                       "\\begin{document}\n" + tex.read_text(encoding="utf-8") + "\\end{document}\n",
+                       encoding="utf-8")
+        subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", doc.name],
+                       cwd=tmp, check=True, capture_output=True, timeout=120)
+        subprocess.run(["pdftoppm", "-r", "160", "-png", "-singlefile", "table.pdf", "table"],
+                       cwd=tmp, check=True, timeout=120)
+        image = Image.open(Path(tmp) / "table.png").convert("RGB")
+        box = ImageChops.difference(image, Image.new("RGB", image.size, "white")).getbbox()
+        image.crop((box[0] - 12, box[1] - 12, box[2] + 12, box[3] + 12)).save(png, optimize=True)
+    return True
+
+
 def screenshot(report: Path) -> None:
     subprocess.run([sys.executable, str(REPO / "docs" / "report_screenshot.py"), str(report),
                     str(SCREENSHOT)], check=True, cwd=REPO, timeout=300)
@@ -138,7 +164,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--screenshot", action="store_true", help="also docs/img/report.png")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="agenteval-readme-") as tmp:
-        out = Path(tmp) / "demo"
+        # the screenshot shows the run's command line: run it where `make demo` writes
+        out = REPO / "out" / "demo" if args.screenshot else Path(tmp) / "demo"
         sources = run_demo(out)
         old = README.read_text(encoding="utf-8")
         new = render(old, sources)
@@ -153,10 +180,12 @@ def main(argv: list[str] | None = None) -> int:
         if new != old:
             README.write_text(new, encoding="utf-8")
         shutil.copyfile(out / "figures" / "pass_posterior.png", FIGURE)
+        wrote = [FIGURE] + ([TABLE] if table_png(out / "summary.tex", TABLE) else [])
         if args.screenshot:
             screenshot(out / "report.html")
-        print(f"README.md {'updated' if new != old else 'unchanged'}; wrote {FIGURE.relative_to(REPO)}"
-              + (f", {SCREENSHOT.relative_to(REPO)}" if args.screenshot else ""))
+        wrote += [SCREENSHOT] if args.screenshot else []
+        print(f"README.md {'updated' if new != old else 'unchanged'}; wrote "
+              + ", ".join(str(p.relative_to(REPO)) for p in wrote))
     return 0
 
 

@@ -548,8 +548,11 @@ def write_posterior(results: Any, out: Path, *,
         figures["shrinkage"] = plots.plot_shrinkage
     for stem, draw in figures.items():
         fig = draw(results)
-        if stem == "shrinkage" and not fig.agenteval_values["pooled"]:
-            stem = "prior_pull"  # nothing pooled: the move is the prior's pull, named so
+        if stem == "shrinkage":  # nothing pooled: the move is the prior's pull, named so
+            stem, other = (("shrinkage", "prior_pull") if fig.agenteval_values["pooled"]
+                           else ("prior_pull", "shrinkage"))
+            for fmt in formats:  # a rerun into the same folder must not show both
+                (out / "figures" / f"{other}.{fmt}").unlink(missing_ok=True)
         written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,
                                 png_compress_level=1)
         plt.close(fig)
