@@ -27,6 +27,8 @@ _EXPORTS = {
     "pass_at_k": "agenteval.statistical.estimators",
     "pass_pow_k": "agenteval.statistical.estimators",
     "plan": "agenteval.statistical.plan",
+    "plan_labels": "agenteval.results.calibration",
+    "load_labels": "agenteval.core.labels",
     "Retriever": "agenteval.core.retriever",
     "load_datasets": "agenteval.core.retriever",
     "load_results": "agenteval.results.io",

@@ -31,6 +31,7 @@ from typing import Any
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 
+from agenteval._util.sanitize import terminal
 from agenteval.errors import AgentEvalError, DataError
 
 __all__ = ["AgentEvalMagics", "build_parser", "load_ipython_extension", "parse_cell"]
@@ -156,11 +157,11 @@ class AgentEvalMagics(Magics):
                 results, caught = evaluate_args(args, source=source, command=command)
                 print_warnings(caught)
         except DataError as exc:
-            raise UsageError(_cell_error(exc, cell, item_lines)) from None
+            raise UsageError(terminal(_cell_error(exc, cell, item_lines))) from None
         except AgentEvalError as exc:
-            raise UsageError(str(exc)) from None
+            raise UsageError(terminal(exc)) from None
         except (ImportError, OSError) as exc:  # a missing extra, an unwritable --out: as the CLI
-            raise UsageError(str(exc)) from None
+            raise UsageError(terminal(exc)) from None
         if args.output_name is not None:
             self.shell.user_ns[args.output_name] = results
         return results

@@ -137,13 +137,36 @@ def _judge(b: dict) -> list[str]:
             ""]
 
 
+def _mainjob(b: dict) -> list[str]:
+    names = list(b["results"])
+    out = ["### The main job as ratios (`bench_mainjob.py`, interleaved, medians)", "",
+           "| checkout | `run demo --out` / without (wall) | (CPU) | --out CPU | without CPU | "
+           "run + summary() / loading (CPU) | to_inference_data 1st | 2nd |",
+           "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
+    for name in names:
+        r = b["results"][name]
+        cli, idata = r.get("cli", {}), r.get("idata", {})
+        offline = ", ".join(f"{o['ratio']}x at {o['conversations']:,}" for o in r.get("offline", []))
+        out.append(f"| {name} | {cli.get('out_ratio_wall', '-')}x | {cli.get('out_ratio_cpu', '-')}x | "
+                   f"{_f(cli.get('out_cpu_seconds'))} s | {_f(cli.get('plain_cpu_seconds'))} s | "
+                   f"{offline or '-'} | "
+                   + (f"{_f(idata['first_seconds'])} s | {idata['second_seconds']:.4f} s |"
+                      if idata else "- | - |"))
+    if any("idata" in b["results"][n] for n in names):
+        size = next(b["results"][n]["idata"]["conversations"] for n in names
+                    if "idata" in b["results"][n])
+        out += ["", f"to_inference_data at {size:,} conversations (arviz imported before timing)."]
+    return [*out, ""]
+
+
 def _generic(name: str, b: dict) -> list[str]:
     shown = {k: v for k, v in b.items() if k not in ("benchmark", "date")}
     return [f"### {name}", "", "```json", json.dumps(shown, indent=1)[:3000], "```", ""]
 
 
 RENDER = {"statistics": _statistics, "pipeline": _pipeline, "bigresult": _bigresult,
-          "e2e": _e2e, "import": _imports, "hierarchical": _hierarchical, "judge": _judge}
+          "e2e": _e2e, "import": _imports, "hierarchical": _hierarchical, "judge": _judge,
+          "mainjob": _mainjob}
 
 
 def render(results: Path = HERE / "results.json", readme: Path = HERE / "README.md") -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import HERE, loadavg, machine, peer_python  # noqa: E402
 
-ORDER = ["import", "bayesian", "pipeline", "bigresult", "e2e", "judge", "hierarchical"]
+ORDER = ["import", "bayesian", "pipeline", "bigresult", "e2e", "judge", "hierarchical", "mainjob"]
 
 
 def _versions(peer: Path | None) -> dict:
@@ -69,7 +69,7 @@ def main() -> None:
         if not script.exists():
             continue
         cmd = [sys.executable, str(script)]
-        if name == "pipeline" and args.baseline:
+        if name in ("pipeline", "mainjob") and args.baseline:
             cmd += ["--baseline", args.baseline]
         print(f"== {script.name}", flush=True)
         done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, cwd=HERE.parent)

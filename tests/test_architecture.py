@@ -277,8 +277,8 @@ PINNED_ALL: dict[str, list[str]] = {
         "AgentEvalError", "Agentic", "AgenticMetric", "AgenticResults", "Batch", "BayesianMode",
         "ConfigError", "ContextualPrecision", "ContextualRecall", "DataError", "Dataset",
         "FrequentistMode", "JudgeError", "LLMJudge", "OfflineJudge", "Retriever",
-        "ToolCorrectnessScore", "__version__", "load_datasets", "load_rag_cases", "load_results",
-        "pass_at_k", "pass_pow_k", "plan",
+        "ToolCorrectnessScore", "__version__", "load_datasets", "load_labels", "load_rag_cases",
+        "load_results", "pass_at_k", "pass_pow_k", "plan", "plan_labels",
     ],
     "agenteval.core": [
         "DataFrameRetriever", "InspectLogRetriever", "JSONLRetriever", "JSONRetriever",
@@ -350,7 +350,7 @@ PINNED_ALL: dict[str, list[str]] = {
         "judge_spec", "library_versions", "mode_from_spec", "mode_spec",
     ],
     "agenteval.plots": [
-        "COLUMN", "FULL_WIDTH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
+        "COLUMN", "FULL_WIDTH", "MATH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
         "figure_axes", "figure_width", "interval_label", "legend_outside", "no_data",
         "paper_style", "pass_label", "plot_coverage", "plot_difference", "plot_forest", "plot_pairwise",
         "plot_pass_posterior", "plot_power_curve", "plot_prior_posterior",

@@ -141,6 +141,12 @@ def _check_rows_shown(view: str, text: str, summary: dict, fields: tuple[str, ..
                 assert want in flat, f"{view}: {row['group']} {field} {want!r} not shown"
 
 
+def _check_interval_label(view: str, text: str, mode: str) -> None:
+    """Every view says what its intervals are (equal-tailed credible vs confidence)."""
+    want = "equal-tailed credible interval" if mode == "bayesian" else "confidence interval"
+    assert want in text, f"{view} does not say its intervals are {want}s"
+
+
 # --------------------------------------------------------------------------- the views
 
 
@@ -157,6 +163,7 @@ def test_text_summary(run: dict) -> None:
     part = text[text.index("suite summary:"):text.index("\njudge:")]
     _check_rows_shown("text", part, summary, ("rate", "pass_at_k", "pass_pow_k"))
     _check_numbers("text", part, summary)
+    _check_interval_label("text", part, run["mode"])
     lines = part.splitlines()
     for row in summary["rows"]:   # each group's headline on its own line
         line = next(x for x in lines if x.startswith(row["group"][:21] + " "))
@@ -172,6 +179,7 @@ def test_notebook_html(run: dict) -> None:
     body = _strip(page.split('<details class="conversations"')[0])
     _check_rows_shown("html", body, run["summary"], ("rate", "pass_at_k", "pass_pow_k"))
     _check_numbers("html", body, run["summary"])
+    _check_interval_label("html", body, run["mode"])
 
 
 def test_report(run: dict) -> None:
@@ -185,6 +193,7 @@ def test_report(run: dict) -> None:
             if row.get(field) is not None:
                 assert _interval(row, field) in flat, (row["group"], field)
     _check_numbers("report", part, summary)
+    _check_interval_label("report", part, run["mode"])
 
 
 def test_csv_files(run: dict) -> None:
@@ -314,9 +323,12 @@ def test_nothing_judged_draws_no_posterior(tmp_path: Path) -> None:
     data = tmp_path / "unjudged.jsonl"
     data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
     out = tmp_path / "out"
-    with redirect_stdout(io.StringIO()):
+    with redirect_stdout(io.StringIO()):   # first a judged run into the folder, then none
+        main(["run", str(DEMO), "--k", "3", "--out", str(out), "--quiet"])
+        assert (out / "figures" / "forest.png").exists()
         main(["run", str(data), "--k", "3", "--out", str(out), "--min-judged", "0", "--quiet"])
-    assert not list((out / "figures").glob("*")) if (out / "figures").exists() else True
+    assert not list((out / "figures").glob("*"))      # no figure of the prior, none left over
+    assert "forest" not in (out / "report.html").read_text(encoding="utf-8")
     from agenteval import Agentic, BayesianMode, plots
 
     results = Agentic.run(str(data), k=3, statistical_mode=BayesianMode())

@@ -88,8 +88,11 @@ def from_dict(*, posterior: dict[str, np.ndarray], observed_data: dict[str, np.n
 
 
 def to_netcdf(data: Any, path: str) -> str:
-    """Write InferenceData / DataTree to a NetCDF file (h5netcdf or netCDF4 engine)."""
-    data.to_netcdf(path)
+    """Write InferenceData / DataTree to a NetCDF file (h5netcdf or netCDF4 engine); strings
+    h5py refuses (NUL, lone surrogates) are escaped (``agenteval._util.sanitize``)."""
+    from agenteval._util.sanitize import netcdf_safe
+
+    netcdf_safe(data).to_netcdf(path)
     return str(path)
 
 

@@ -19,6 +19,8 @@ from typing import Any
 
 import numpy as np
 
+from agenteval._util.sanitize import netcdf_text
+
 __all__ = ["write_draws"]
 
 _GROUPS = ("posterior", "prior", "observed_data", "constant_data", "sample_stats")
@@ -28,7 +30,7 @@ _SAMPLED = ("posterior", "prior", "sample_stats")
 def _coord_values(values: Any) -> np.ndarray:
     arr = np.asarray(values)
     if arr.dtype.kind in ("U", "O", "S"):
-        return np.asarray([str(v) for v in arr.tolist()], dtype=object)
+        return np.asarray([netcdf_text(str(v)) for v in arr.tolist()], dtype=object)  # no NUL
     return arr
 
 
@@ -67,7 +69,8 @@ def _write_group(h5: Any, name: str, data: dict[str, np.ndarray], dims: dict[str
             continue
         grp.create_variable(var, tuple(var_dims[var]), data=arr)
     for key, value in attrs.items():
-        grp.attrs[key] = value if isinstance(value, (int, float, str)) else str(value)
+        value = value if isinstance(value, (int, float, str)) else str(value)
+        grp.attrs[key] = netcdf_text(value) if isinstance(value, str) else value
 
 
 def write_draws(draws: Any, path: str | Path) -> str:

@@ -14,6 +14,7 @@ import sys
 import warnings
 from typing import Any
 
+from agenteval._util.sanitize import terminal
 from agenteval._util.version import __version__
 from agenteval.errors import AgentEvalError
 
@@ -41,13 +42,13 @@ def main(argv: list[str] | None = None) -> int:
             warnings.showwarning = _show_warning
             return args.handler(args)
     except AgentEvalError as exc:
-        print(f"agenteval: error: {exc}", file=sys.stderr)
+        print(f"agenteval: error: {terminal(exc)}", file=sys.stderr)
         return exc.exit_code  # 2 bad input or usage, 1 a judge that failed (strict)
     except ImportError as exc:
-        print(f"agenteval: error: {exc}", file=sys.stderr)
+        print(f"agenteval: error: {terminal(exc)}", file=sys.stderr)
         return 1
     except OSError as exc:
-        print(f"agenteval: error: {exc}", file=sys.stderr)
+        print(f"agenteval: error: {terminal(exc)}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("agenteval: interrupted", file=sys.stderr)
@@ -58,7 +59,7 @@ def _show_warning(message: Warning | str, category: type[Warning], filename: str
                   file: Any = None, line: str | None = None) -> None:
     """Warnings in the CLI are one line for the user, not a source location."""
     text = str(message).removeprefix("agenteval: ")
-    print(f"agenteval: warning: {text}", file=sys.stderr if file is None else file)
+    print(f"agenteval: warning: {terminal(text)}", file=sys.stderr if file is None else file)
 
 
 if __name__ == "__main__":  # pragma: no cover

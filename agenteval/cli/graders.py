@@ -10,6 +10,7 @@ import argparse
 from pathlib import Path
 from typing import Any
 
+from agenteval._util.sanitize import csv_frame
 from agenteval.errors import ConfigError
 
 
@@ -65,8 +66,8 @@ def write_grader_outputs(results: Any, out: Path) -> None:
 
     frame = graders_dataframe(results)
     if len(frame):
-        frame.to_csv(out / "graders.csv", index=False)
-        checks_dataframe(results).to_csv(out / "grader_checks.csv", index=False)
+        csv_frame(frame).to_csv(out / "graders.csv", index=False)
+        csv_frame(checks_dataframe(results)).to_csv(out / "grader_checks.csv", index=False)
 
 
 def grader_text(results: Any) -> list[str]:

@@ -33,6 +33,9 @@ examples:
   # a power curve (table; with --out DIR also power_curve.png / .pdf)
   agenteval plan --rate-a 0.7 --rate-b 0.6 --attempts 4 --icc 0.3 --curve 20:200:20 --out out/plan
 
+  # which interactions to label next: 100 more labels for the judge-corrected rate of a run
+  agenteval plan --results out/demo/results.json --labels labels.jsonl --add 100 --by agent
+
 The spread of task difficulty is an assumption (--icc: the share of an attempt's outcome variance
 that lies between tasks, 1/(kappa+1); or --kappa) unless a pilot run gives it.
 """
@@ -76,6 +79,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                    help="print power at these numbers of tasks (a power curve)")
     p.add_argument("--out", type=Path, help="directory for the power-curve figure (with --curve)")
     p.add_argument("--format", choices=("table", "json"), default="table", help="stdout format")
+    from agenteval.cli.label_plan import add_label_arguments
+
+    add_label_arguments(p)
     p.set_defaults(handler=plan_command)
     return p
 
@@ -135,6 +141,11 @@ def _grid(text: str) -> list[int]:
 
 def plan_command(args: argparse.Namespace) -> int:
     from agenteval.statistical.plan import plan, power_curve
+
+    if args.labels is not None or args.results is not None:
+        from agenteval.cli.label_plan import label_plan_command
+
+        return label_plan_command(args)
 
     kwargs: dict[str, Any] = dict(
         rate_a=args.rate_a, rate_b=args.rate_b, kappa=args.kappa, icc=args.icc,

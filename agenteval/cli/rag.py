@@ -14,6 +14,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from agenteval._util.sanitize import csv_frame, terminal
 from agenteval.cli.run import (FORMATS, add_judge_arguments, check_data_path, check_out_dir,
                                make_judge, make_mode, print_results)
 
@@ -81,7 +82,7 @@ def _report(results: Any) -> int:
         print(f"agenteval: warning: {total} verdict(s) failed and were left out (the cases "
               "show their bounds); most frequent causes:", file=sys.stderr)
         for cause, count in causes.most_common(3):
-            print(f"  {count} x {cause}", file=sys.stderr)
+            print(f"  {count} x {terminal(cause)}", file=sys.stderr)
     if results.summary().scored == 0:
         print("agenteval: error: no case could be scored", file=sys.stderr)
         return 1
@@ -122,9 +123,9 @@ def format_table(results: Any) -> str:
 def write_outputs(results: Any, out: Path, metric: str) -> None:
     """<metric>_cases.csv, <metric>_details.csv, <metric>_summary.csv and <metric>.json."""
     out.mkdir(parents=True, exist_ok=True)
-    results.to_dataframe().to_csv(out / f"{metric}_cases.csv", index=False)
-    results.details_dataframe().to_csv(out / f"{metric}_details.csv", index=False)
-    results.summary().to_dataframe().to_csv(out / f"{metric}_summary.csv")
+    csv_frame(results.to_dataframe()).to_csv(out / f"{metric}_cases.csv", index=False)
+    csv_frame(results.details_dataframe()).to_csv(out / f"{metric}_details.csv", index=False)
+    csv_frame(results.summary().to_dataframe()).to_csv(out / f"{metric}_summary.csv")
     with open(out / f"{metric}.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")

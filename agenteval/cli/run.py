@@ -12,6 +12,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from agenteval._util.sanitize import csv_frame, terminal
 from agenteval.cli.graders import (add_grader_arguments, grader_options, grader_text,
                                    write_grader_outputs)
 from agenteval.errors import AgentEvalError, ConfigError
@@ -19,6 +20,8 @@ from agenteval.errors import AgentEvalError, ConfigError
 FORMATS = ("table", "json", "csv")
 FIGURE_FORMATS = ("png", "pdf", "svg")
 DEFAULT_FIGURES = ("png",)
+POSTERIOR_FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_pull", "prior_posterior")
+"""The figure files --out may write (stems in DIR/figures)."""
 """Figure files --out writes by default: the report embeds PNG; each further format costs about
 as much again as the whole offline evaluation of the demo (PDF: font embedding)."""
 DEFAULT_K = 3
@@ -63,6 +66,9 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
                      help="--out: report.html drills down into at most N conversations, the "
                      "failed and lowest-scoring first (default: 500; 0 = summary only); every "
                      "conversation stays in conversations.csv / results.json")
+    run.add_argument("--labels", type=Path, metavar="FILE",
+                     help="human labels (JSONL/CSV keyed by session_id, qa_id): the judge's "
+                     "agreement and the judge-corrected headline (agenteval.core.labels)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails or an Inspect "
                      "log is incomplete (cancelled, errored, epochs missing or beyond the count)")
@@ -222,9 +228,11 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
                               progress=False if getattr(args, "quiet", False) else None,
+                              labels=getattr(args, "labels", None),
                               **own_graders)
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
+        results.calibration()   # with labels: computed once, its warnings caught here
         if args.out is not None:
             write_outputs(results, args.out,
                           figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
@@ -251,6 +259,8 @@ def run_command(args: argparse.Namespace) -> int:
     written = (args.out / "results.json").read_text(encoding="utf-8") if (
         args.out is not None and args.format == "json") else None
     print_results(results, args.format, format_table, wrote=wrote, json_text=written)
+    if args.format == "table" and results.calibration() is not None:
+        sys.stdout.write("\n" + results.calibration().to_text() + "\n")
     return judged_policy(results, min_judged=args.min_judged)
 
 
@@ -261,14 +271,14 @@ def print_results(results: Any, fmt: str, table: Any, *, wrote: str | None = Non
     out = sys.stdout
     if fmt == "json":
         if json_text is not None:
-            out.write(json_text)
+            out.write(terminal(json_text))
         else:
-            json.dump(results.to_json(), out, indent=2)
+            out.write(terminal(json.dumps(results.to_json(), indent=2)))
             out.write("\n")
     elif fmt == "csv":
-        results.to_dataframe().to_csv(out, index=False)
+        out.write(terminal(csv_frame(results.to_dataframe()).to_csv(index=False)))
     else:
-        out.write(table(results) + "\n")
+        out.write(terminal(table(results)) + "\n")
         if wrote:
             out.write(f"\n{wrote}\n")
 
@@ -295,7 +305,7 @@ def print_warnings(caught: list[Any]) -> None:
         if not text.startswith("agenteval:") or text in seen:
             continue
         seen.add(text)
-        print(text.replace("agenteval: ", "agenteval: warning: ", 1), file=sys.stderr)
+        print(terminal(text.replace("agenteval: ", "agenteval: warning: ", 1)), file=sys.stderr)
 
 
 def check_data_path(path: Path, *, what: str = "conversations (or log files, e.g. {path}/*.eval)"
@@ -411,9 +421,9 @@ def judged_policy(results: Any, *, min_judged: float) -> int:
         print(f"agenteval: warning: {failed} of {total} interactions ({failed / total:.1%}) could "
               "not be judged and were left out of n and c; causes by kind:", file=sys.stderr)
         for g in groups:
-            print(f"  {g.count} x {g.kind}", file=sys.stderr)
+            print(f"  {g.count} x {terminal(g.kind)}", file=sys.stderr)
             if g.example != g.kind:
-                print(f"      e.g. (session {g.session_id}) {g.example}", file=sys.stderr)
+                print(terminal(f"      e.g. (session {g.session_id}) {g.example}"), file=sys.stderr)
     if judged == 0:
         print("agenteval: error: no interaction could be judged", file=sys.stderr)
         return 1
@@ -510,14 +520,14 @@ def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT
     ``out``; in the Bayesian modes also posterior.nc (ArviZ) and the figures (PDF and PNG) in
     ``out/figures``."""
     out.mkdir(parents=True, exist_ok=True)
-    results.to_dataframe().to_csv(out / "conversations.csv", index=False)
-    results.interactions_dataframe().to_csv(out / "interactions.csv", index=False)
+    csv_frame(results.to_dataframe()).to_csv(out / "conversations.csv", index=False)
+    csv_frame(results.interactions_dataframe()).to_csv(out / "interactions.csv", index=False)
     summary = results.summary()
-    summary.to_dataframe().to_csv(out / "summary.csv")
-    results.quality().to_csv(out / "quality.csv", index=False)
+    csv_frame(summary.to_dataframe()).to_csv(out / "summary.csv")
+    csv_frame(results.quality()).to_csv(out / "quality.csv", index=False)
     if summary.comparisons:
-        summary.comparisons_dataframe().to_csv(out / "comparisons.csv", index=False)
-        summary.ranking_dataframe().to_csv(out / "ranking.csv", index=False)
+        csv_frame(summary.comparisons_dataframe()).to_csv(out / "comparisons.csv", index=False)
+        csv_frame(summary.ranking_dataframe()).to_csv(out / "ranking.csv", index=False)
     (out / "summary.tex").write_text(summary.to_latex(), encoding="utf-8")  # paper tables
     if summary.comparisons:
         (out / "comparisons.tex").write_text(summary.to_latex("comparisons"), encoding="utf-8")
@@ -525,6 +535,15 @@ def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT
     with open(out / "results.json", "w", encoding="utf-8") as fh:
         json.dump(results.to_json(), fh, indent=2)
         fh.write("\n")
+    calibration = results.calibration()
+    if calibration is not None:   # calibration*.csv: agenteval.results.calibration
+        calibration.to_dataframe().to_csv(out / "calibration.csv")
+        calibration.agreement_dataframe().to_csv(out / "calibration_agreement.csv")
+        calibration.disagreements_dataframe().to_csv(out / "calibration_disagreements.csv",
+                                                     index=False)
+        if calibration.comparisons:
+            calibration.comparisons_dataframe().to_csv(out / "calibration_comparisons.csv",
+                                                       index=False)
     if results.settings.mode.get_result_type() == "distribution":
         write_posterior(results, out, formats=figures)
 
@@ -532,27 +551,33 @@ def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT
 def write_posterior(results: Any, out: Path, *,
                     formats: tuple[str, ...] = DEFAULT_FIGURES) -> list[Path]:
     """posterior.nc and the posterior figures, from the draws the results hold (nothing is
-    sampled again); no figure when nothing was judged (it would draw the prior). Returns the
-    files written."""
+    sampled again): pass@k / pass^k, the forest plot, shrinkage (with tasks), prior against
+    posterior (hierarchical methods, or a prior other than the flat Beta(1, 1)); no figure when
+    nothing was judged (it would draw the prior). Returns the files written."""
     import matplotlib.pyplot as plt
 
     from agenteval import plots
 
     written = [Path(results.to_netcdf(out / "posterior.nc"))]
+    for stem in POSTERIOR_FIGURES:   # an earlier run's figures are not this run's
+        for fmt in FIGURE_FORMATS:
+            (out / "figures" / f"{stem}.{fmt}").unlink(missing_ok=True)
     rows = results.summary().rows
     if not any(r.complete for r in rows):
         return written
-    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest,
-               "prior_posterior": plots.plot_prior_posterior}
+    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest}
     if any(r.tasks for r in rows):
         figures["shrinkage"] = plots.plot_shrinkage
+    mode = results.settings.mode
+    if getattr(mode, "method", "conjugate") != "conjugate" or (
+            (mode.beta_prior_a, mode.beta_prior_b) != (1.0, 1.0)):
+        # prior against posterior says something where a prior was chosen or fitted; against
+        # the flat Beta(1, 1) it repeats the posterior figures (and costs as much as they do)
+        figures["prior_posterior"] = plots.plot_prior_posterior
     for stem, draw in figures.items():
         fig = draw(results)
-        if stem == "shrinkage":  # nothing pooled: the move is the prior's pull, named so
-            stem, other = (("shrinkage", "prior_pull") if fig.agenteval_values["pooled"]
-                           else ("prior_pull", "shrinkage"))
-            for fmt in formats:  # a rerun into the same folder must not show both
-                (out / "figures" / f"{other}.{fmt}").unlink(missing_ok=True)
+        if stem == "shrinkage" and not fig.agenteval_values["pooled"]:
+            stem = "prior_pull"  # nothing pooled: the move is the prior's pull, named so
         written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,
                                 png_compress_level=1)
         plt.close(fig)

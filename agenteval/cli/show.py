@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from agenteval._util.sanitize import terminal
+
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
     """Register ``show`` on the subcommand parsers ``sub``."""
@@ -53,15 +55,17 @@ def show_command(args: argparse.Namespace) -> int:
         json.dump({"manifest": manifest, "summary": summary}, sys.stdout, indent=2)
         sys.stdout.write("\n")
         return 0
-    print(describe_run(manifest))
+    print(terminal(describe_run(manifest)))
     if args.conversations:
         from agenteval.cli.run import format_table
 
-        print(format_table(results))
+        print(terminal(format_table(results)))
     else:
         print("suite summary (share of fully correct conversations):")
-        print(results.summary().to_text())
-        print("\n".join(grader_text(results)), end="")
+        print(terminal(results.summary().to_text()))
+        print(terminal("\n".join(grader_text(results))), end="")
+        if results.calibration() is not None:   # stored with the run (agenteval.results.calibration)
+            print(terminal("\n" + results.calibration().to_text()))
     return 0
 
 

@@ -145,7 +145,8 @@ class OpenAITraceRetriever(_FileRetriever):
 _SESSION_COLUMNS = ("session_id", "assistant_id", "language", "context", "task_id", "outcome",
                     "attempt")
 _BATCH_COLUMNS = ("qa_id", "query", "assistant", "ground_truth_assistant", "observation",
-                  "agentic", "ground_truth_agentic", "logprobs", "weight", "score", "rubric")
+                  "agentic", "ground_truth_agentic", "logprobs", "weight", "score", "rubric",
+                  "label", "human_score")
 _JSON_COLUMNS = ("agentic", "ground_truth_agentic", "logprobs")
 
 

@@ -162,6 +162,7 @@ class GraderProxy:
         self.closed = True
         for usage in self.tokens.values():
             usage.active = False
+        self.tokens.clear()
         try:
             await self._runner.cleanup()
         finally:
@@ -176,7 +177,7 @@ class GraderProxy:
 
     def revoke(self, token: str) -> None:
         """The invocation ended: its token no longer opens anything."""
-        usage = self.tokens.get(token)
+        usage = self.tokens.pop(token, None)
         if usage is not None:
             usage.active = False
 
@@ -187,7 +188,7 @@ class GraderProxy:
             return None
         given = header[len("Bearer "):].encode()
         found = None
-        for token, usage in self.tokens.items():
+        for token, usage in self.tokens.items():  # the live ones: at most one per running script
             if hmac.compare_digest(given, token.encode()) and usage.active:
                 found = usage
         return found

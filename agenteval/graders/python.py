@@ -21,6 +21,8 @@ Graders are named by the user in the call (``graders=[grade]``) or on the comman
 their explicit choice; nothing read from a data file ever names code to run. Sync graders run in
 worker threads (at most ``concurrency`` at once); a grader that raises is an error of that
 grader (code ``grader_raised``, with the exception's type and message), never a crash of the run.
+A Python grader runs inside this process, so it has no timeout (a thread cannot be killed): a
+grader that may hang belongs in a script (``ScriptGrader``, killed at its timeout).
 """
 
 from __future__ import annotations

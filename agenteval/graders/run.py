@@ -25,7 +25,8 @@ from agenteval.graders.script import ScriptGrader, agentv_payload, run_script, s
 from agenteval.judge.rubric import RubricItem, ajudge_rubric, check_scale
 from agenteval.schemas.results import GraderCheck, GraderResult
 
-__all__ = ["RubricGrader", "resolve_graders", "grade", "agrade", "DEFAULT_CONCURRENCY"]
+__all__ = ["RubricGrader", "resolve_graders", "grade", "agrade", "describe_graders",
+           "DEFAULT_CONCURRENCY"]
 
 DEFAULT_CONCURRENCY = 4
 """Python or script graders running at once."""
@@ -91,6 +92,22 @@ def resolve_graders(graders: Sequence[Any] | None = None, *, rubric: Any = None,
                           f"graders are {', '.join(map(repr, names)) or 'none'}")
     if wanted:
         out = [_as_outcome(g) if g.name in wanted else g for g in out]
+    return out
+
+
+def describe_graders(graders: Sequence[Grader]) -> list[dict[str, Any]]:
+    """What ran, for the results' manifest: names, kinds, roles and what each one is."""
+    out = []
+    for g in graders:
+        entry: dict[str, Any] = {"name": g.name, "kind": g.kind, "outcome": g.outcome}
+        if isinstance(g, ScriptGrader):
+            entry.update(command=list(g.argv), timeout_s=g.timeout, max_calls=g.max_calls)
+        elif isinstance(g, PythonGrader):
+            entry["function"] = (f"{getattr(g.fn, '__module__', '?')}:"
+                                 f"{getattr(g.fn, '__qualname__', g.name)}")
+        else:
+            entry.update(criteria=list(g.criteria), scale=g.scale)  # plus the data's own
+        out.append(entry)
     return out
 
 

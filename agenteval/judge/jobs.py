@@ -33,6 +33,9 @@ from agenteval.judge.progress import Progress
 from agenteval.judge.templates import Template
 from agenteval.judge.transport import RunState, send
 
+ITEM_ID_CHARS = 16
+"""Hex characters of the cache key a request carries as its item id (64 bits)."""
+
 FAILURE_MARK = "__agenteval_failure__"
 """Key of a cached deterministic failure (never a field of a verdict)."""
 
@@ -97,8 +100,7 @@ async def run_jobs(judge: BatchJudge, jobs: list[Job], phase: str) -> list[BaseM
     out: list[BaseModel | JudgeFailure | None] = [None] * len(jobs)
     groups: dict[str, tuple[Job, list[dict[str, str]], list[int]]] = {}
     for i, job in enumerate(jobs):
-        messages = job.template.messages(job.messages)
-        key = judge.cache_key_for(job.template, messages)
+        key = judge.cache_key_for(job.template, job.messages)
         if key in groups:
             groups[key][2].append(i)
             continue
@@ -113,7 +115,8 @@ async def run_jobs(judge: BatchJudge, jobs: list[Job], phase: str) -> list[BaseM
             counts["verdicts"] += 1
             out[i] = hit
         else:
-            groups[key] = (job, messages, [i])
+            # the item id the verdict must echo: from the key, so identical requests share it
+            groups[key] = (job, job.template.messages(job.messages, key[:ITEM_ID_CHARS]), [i])
     if groups:
         run.details["deduplicated"] = (run.details.get("deduplicated", 0)
                                        + sum(len(g[2]) - 1 for g in groups.values()))
@@ -196,7 +199,7 @@ async def _judge_one(judge: BatchJudge, client: Any, state: RunState, job: Job,
     stats = JobStats()
     template = job.template
     try:
-        verdict = await _ask(judge, client, state, template, messages, stats)
+        verdict = await _ask(judge, client, state, template, messages, stats, key[:ITEM_ID_CHARS])
     except JUDGE_FAILURES as exc:  # the judge's failures become records (or JudgeError if
         # strict); anything else is a bug of agenteval and propagates with its traceback
         reasks = max(stats.sends - 1, 0)
@@ -223,16 +226,16 @@ async def _judge_one(judge: BatchJudge, client: Any, state: RunState, job: Job,
 
 
 async def _ask(judge: BatchJudge, client: Any, state: RunState, template: Template,
-               messages: list[dict[str, Any]], stats: JobStats) -> BaseModel:
+               messages: list[dict[str, Any]], stats: JobStats, item: str) -> BaseModel:
     """Send, parse (salvaging a cut reply), re-ask with the error while replies are invalid."""
     msgs = messages
     error = ""
     data = ("\n".join(m["content"] for m in messages if m.get("role") == "user")
             if template.searches else "")
     for _ in range(judge.max_reasks + 1):
-        response = await send(client, template.encode(msgs), state, stats)
+        response = await send(client, template.encode(msgs, item), state, stats)
         try:
-            verdict, salvaged = template.parse(response, data=data)
+            verdict, salvaged = template.parse(response, item=item, data=data)
         except ValueError as exc:  # ValidationError and JSONDecodeError are ValueErrors
             error = str(exc)
             if response.choices[0].finish_reason == "length":  # the same limit would cut again

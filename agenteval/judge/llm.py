@@ -381,12 +381,13 @@ class LLMJudge(Judge):
         return found
 
     def cache_key_for(self, template: Template, messages: list[dict[str, str]]) -> str:
-        """Everything that determines a verdict, hashed (see :mod:`agenteval.judge.cache`)."""
+        """Everything that determines a verdict, hashed (see :mod:`agenteval.judge.cache`):
+        ``messages`` are the item's own (system, user), the format is the template's."""
         return cache_key({
             "model": self.model, "endpoint": self.endpoint, "mode": self.mode_name,
             "temperature": self.temperature, "prompt_version": prompts.PROMPT_VERSION,
             "schema": template.schema_text, "max_tokens": template.body.get("max_tokens"),
-            "messages": messages,
+            "messages": messages, "format": [template.system_suffix, template.user_suffix],
             "clauses": None if self.mode_name != PLAIN else [self.bos_json_clause,
                                                              self.eos_json_clause],
         })

@@ -25,8 +25,9 @@ from typing import Any
 from agenteval.judge.base import AnswerItem, UtilizationItem
 from agenteval.judge.verdicts import AttributionItem, NodeRelevanceItem, StatementsItem
 
-PROMPT_VERSION = "agenteval-judge-2"
-"""2: discrete grades, verdict before reasoning, bounded reasoning, neutralised control text."""
+PROMPT_VERSION = "agenteval-judge-3"
+"""2: discrete grades, verdict before reasoning, bounded reasoning, neutralised control text.
+3: each request carries an item id that the verdict echoes (field ``item``)."""
 
 TAGS = ("query", "answer", "ground_truth", "context", "history", "turn", "tool_result",
         "node", "nodes", "statement", "statements", "text")
@@ -172,6 +173,11 @@ def attribution_messages(item: AttributionItem) -> list[dict[str, str]]:
         parts.append(tag("query", item.query))
     parts += [_nodes(item.nodes), statements]
     return [_system(task), {"role": "user", "content": "\n\n".join(parts)}]
+
+
+def item_line(item: str) -> str:
+    """Appended to the request's last user message: the id the verdict must echo."""
+    return f'\n\nItem id: "{item}". Give it as the verdict\'s "item" field, exactly.'
 
 
 def plain_format_instruction(schema: dict[str, Any], bos: str, eos: str) -> str:

@@ -34,7 +34,9 @@ from pydantic import BaseModel, ValidationError
 
 from agenteval.errors import ConfigError
 from agenteval.judge import prompts
+from agenteval.judge.failures import ItemMismatch
 from agenteval.judge.salvage import CUT_MARK, salvage_json
+from agenteval.judge.verdicts import ITEM_PLACEHOLDER, echo_model
 
 PLAIN = "plain"
 MODES = ("json_schema", "tools", "tools_strict", "json", "md_json")
@@ -44,6 +46,7 @@ _INSTRUCTOR_MODE = {"json_schema": "JSON_SCHEMA", "tools": "TOOLS", "tools_stric
                     "json": "JSON", "md_json": "MD_JSON"}
 """instructor's mode per mode name (``tools_strict`` is ``TOOLS`` with ``strict=True``)."""
 _CUT_REASON = "(the reply was cut at the token limit before its reasoning)"
+_PLACEHOLDER_BYTES = ITEM_PLACEHOLDER.encode()
 _SYSTEM_MARK = "\x00agenteval-system\x00"
 _USER_MARK = "\x00agenteval-user\x00"
 
@@ -81,6 +84,7 @@ class Template:
     """What every request for one verdict type shares (see the module docstring)."""
 
     model: type[BaseModel]
+    """The verdict type given back (the reply is validated as :attr:`wire`)."""
     mode: str
     schema: dict[str, Any]
     schema_text: str
@@ -98,6 +102,8 @@ class Template:
     """What instructor's parser raises for a reply it does not accept."""
     prefix: bytes = b""
     """The request body's JSON up to its ``messages`` (encoded once, not per request)."""
+    wire: type[BaseModel] | None = None
+    """The verdict type on the wire: :attr:`model` with the echoed ``item`` first."""
     salvageable: bool = True
     """False when the verdict holds a list of variable length (see :func:`salvageable`)."""
 
@@ -106,21 +112,33 @@ class Template:
         """True for the modes that search the reply's text for the verdict (md_json, plain)."""
         return self.mode in (PLAIN, "md_json")
 
-    def messages(self, base: list[dict[str, str]]) -> list[dict[str, str]]:
-        """The first request's messages: ``base`` (system, then user) with the format added."""
+    def messages(self, base: list[dict[str, str]], item: str) -> list[dict[str, str]]:
+        """The first request's messages: ``base`` (system, then user) with the format and the
+        item id added (only in our own text: the data in ``base`` is never rewritten)."""
         msgs = [dict(m) for m in base]
         if self.system_suffix:
-            msgs[0]["content"] += self.system_suffix
-        if self.user_suffix:
-            msgs[-1]["content"] += self.user_suffix
+            msgs[0]["content"] += self.system_suffix.replace(ITEM_PLACEHOLDER, item)
+        msgs[-1]["content"] += (self.user_suffix.replace(ITEM_PLACEHOLDER, item)
+                                + prompts.item_line(item))
         return msgs
 
-    def encode(self, messages: list[dict[str, Any]]) -> bytes:
-        """The request body (JSON bytes): the constant fields, then ``messages``."""
-        return b"".join((self.prefix, json.dumps(messages, separators=(",", ":")).encode(),
-                         b"}"))
+    def encode(self, messages: list[dict[str, Any]], item: str) -> bytes:
+        """The request body (JSON bytes): the constant fields with this item's id, then
+        ``messages``."""
+        return b"".join((self.prefix.replace(_PLACEHOLDER_BYTES, item.encode()),
+                         json.dumps(messages, separators=(",", ":")).encode(), b"}"))
 
-    def parse(self, response: Any, *, data: str = "") -> tuple[BaseModel, bool]:
+    def parse(self, response: Any, *, item: str, data: str = "") -> tuple[BaseModel, bool]:
+        """(verdict, salvaged): :meth:`read`, then the echoed ``item`` checked (ItemMismatch,
+        not a ValueError: a reply meant for another request is not re-asked)."""
+        wire, salvaged = self.read(response, data=data)
+        got = getattr(wire, "item", None)
+        if got != item:
+            raise ItemMismatch(item, got)
+        return self.model.model_construct(**{name: getattr(wire, name)
+                                             for name in self.model.model_fields}), salvaged
+
+    def read(self, response: Any, *, data: str = "") -> tuple[BaseModel, bool]:
         """(verdict, salvaged) from a completion; raises ValueError/ValidationError if invalid.
 
         The reply must BE the verdict (see the module docstring): in the JSON and tool modes the
@@ -139,7 +157,7 @@ class Template:
         if not cut and self.handlers is not None and self.mode != "md_json":
             try:
                 verdict = self.handlers.response_parser(response=response,
-                                                        response_model=self.model)
+                                                        response_model=self.wire)
             except self.rejects as exc:
                 # ValidationError, ResponseParsingError, AssertionError (a refusal): our
                 # strict reading below decides (a tools reply may carry its JSON as content).
@@ -152,7 +170,7 @@ class Template:
         text = self._text(message, cut=cut)
         self._check_not_in_data(text, data)
         try:
-            return self.model.model_validate_json(text), False
+            return self.wire.model_validate_json(text), False
         except (ValueError, ValidationError) as exc:
             own: Exception = exc
         if cut and self.salvageable:
@@ -164,7 +182,7 @@ class Template:
                     if isinstance(reason, str) and limit is not None and len(reason) > limit:
                         salvaged["reasoning"] = reason[: limit - len(CUT_MARK)] + CUT_MARK
                 try:
-                    return self.model.model_validate(salvaged), True
+                    return self.wire.model_validate(salvaged), True
                 except ValidationError:
                     pass
         raise (first if isinstance(first, ValueError) else own) from None
@@ -292,7 +310,8 @@ def build_template(model: type[BaseModel], mode: str, *, judge_model: str, tempe
     messages are markers; the format fields it adds become the template's body, and what it
     appended to the two messages becomes the suffixes :meth:`Template.messages` adds.
     """
-    schema = model.model_json_schema()
+    wire = echo_model(model)
+    schema = wire.model_json_schema()
     schema_text = json.dumps(schema, sort_keys=True, separators=(",", ":"))
     body: dict[str, Any] = {"model": judge_model, "temperature": temperature}
     tokens = reply_tokens(schema) if max_tokens == "auto" else max_tokens
@@ -313,7 +332,7 @@ def build_template(model: type[BaseModel], mode: str, *, judge_model: str, tempe
             {"role": "system", "content": _SYSTEM_MARK}, {"role": "user", "content": _USER_MARK}]}
         if mode == "tools_strict":
             kwargs["strict"] = True
-        _, prepared = handlers.request_handler(model, kwargs)
+        _, prepared = handlers.request_handler(wire, kwargs)
         system_suffix, user_suffix = _suffixes(prepared.pop("messages"), mode)
         body = prepared
     else:  # pragma: no cover - mode names are checked where the judge is built
@@ -322,7 +341,7 @@ def build_template(model: type[BaseModel], mode: str, *, judge_model: str, tempe
     return Template(model=model, mode=mode, schema=schema, schema_text=schema_text, body=body,
                     system_suffix=system_suffix, user_suffix=user_suffix, bos=bos, eos=eos,
                     reasoning_max=reasoning_max, handlers=handlers, rejects=rejects,
-                    prefix=prefix.encode(), salvageable=salvageable(schema))
+                    prefix=prefix.encode(), wire=wire, salvageable=salvageable(schema))
 
 
 def _suffixes(messages: list[dict[str, Any]], mode: str) -> tuple[str, str]:

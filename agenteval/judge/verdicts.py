@@ -140,6 +140,28 @@ def attributions_model(n: int) -> type[AttributionsVerdict]:
     )
 
 
+ITEM_PLACEHOLDER = "agenteval-item-placeholder"
+"""Stands for a request's item identity in a template; each request puts its own in."""
+
+
+class _Echo(BaseModel):
+    item: str = Field(description="The item id given in the request, copied exactly.",
+                      json_schema_extra={"enum": [ITEM_PLACEHOLDER]})
+
+
+@lru_cache(maxsize=512)
+def echo_model(model: type[BaseModel]) -> type[BaseModel]:
+    """``model`` with a leading ``item`` field: the request's item identity, echoed.
+
+    Each request's schema allows exactly its own id (a one-value enum, which a decoding grammar
+    enforces), so a verdict that names another item is a reply meant for another request (a
+    server or proxy that mixed up replies): a judge error, never another item's score. The
+    field comes first, so a reply cut at the token limit still carries it.
+    """
+    return type(model.__name__, (model, _Echo), {"__module__": model.__module__,
+                                                  "__doc__": model.__doc__})
+
+
 @dataclass(frozen=True)
 class NodeRelevanceItem:
     """Retrieved nodes to rate against a query (and its reference answer, when known)."""

@@ -30,6 +30,7 @@ from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
+from agenteval.metrics.evidence import MAX_RESULT_CHARS
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.schemas.common import Batch, Dataset
@@ -122,6 +123,7 @@ class Agentic:
         rubric_scale: str = "pass_fail",
         grader_outcome: str | Sequence[str] | None = None,
         grader_concurrency: int = 4,
+        labels: Any = None,
         **retriever_kwargs: Any,
     ) -> AgenticResults:
         """Evaluate every conversation and return per-conversation and suite results.
@@ -162,6 +164,10 @@ class Agentic:
                 interaction's correctness instead of the answer judge (all must pass; a grader
                 error is a judge error, out of n and c). Tool correctness still applies.
             grader_concurrency: Python or script graders running at once.
+            labels: human labels to calibrate the judge against (a labels file, records or a
+                {(session_id, qa_id): 0/1} mapping; see ``agenteval.core.labels``), added to any
+                ``label`` / ``human_score`` in the data: ``results.calibration()`` then holds
+                the judge's agreement and the corrected headline.
         """
         if k is None:
             raise ConfigError("k is required: the number of attempts for pass@k, an integer >= 1")
@@ -172,6 +178,11 @@ class Agentic:
         outcome_threshold = check_outcome_threshold(outcome_threshold)
         matching = check_argument_matching(argument_matching)
         mode = statistical_mode if statistical_mode is not None else FrequentistMode()
+        given_labels = None
+        if labels is not None:   # a bad labels file fails before any judge call
+            from agenteval.core.labels import as_labels
+
+            given_labels = as_labels(labels)
         with collector_paused():  # loading makes no cycles (agenteval._util.gc)
             datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
                                      **retriever_kwargs)
@@ -200,12 +211,28 @@ class Agentic:
                            include_history=include_history, verbose=verbose,
                            progress=progress, graders=own_graders,
                            grader_concurrency=grader_concurrency)
+        attach_labels(results, datasets, given_labels)
         from agenteval.results.manifest import describe_call  # the results' manifest
 
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
                                                 tool_threshold=tool_threshold,
                                                 statistical_mode=mode, strict=strict))
+        if own_graders:
+            from agenteval.graders.run import describe_graders
+
+            results.provenance["graders"] = describe_graders(own_graders)
         return results
+
+
+def attach_labels(results: AgenticResults, datasets: Sequence[Dataset], labels: Any) -> None:
+    """Give ``results`` the labels in the data plus ``labels`` (a Labels object or None)."""
+    from agenteval.core.labels import labels_from_datasets
+
+    found = labels_from_datasets(datasets)
+    if labels is not None:
+        found = labels + found if len(found) else labels
+    if len(found):
+        results.labels = found
 
 
 def evaluate(
@@ -384,6 +411,28 @@ def _score_tools(batch: Batch, settings: RunSettings, utilization_override: floa
                   utilization_override=utilization_override, query=batch.query)
 
 
+_CAPPED = "searched in its first"
+"""What a tool score's reasoning says when a result was searched only to MAX_RESULT_CHARS."""
+
+
+def _count_unresolved(judge: Judge, unresolved: int, cut: int) -> None:
+    """Count the tool-use questions no judgment could decide in the judge's record (the judge
+    line's errors, a "tool use" phase), and those where a result was cut at the search cap."""
+    if not unresolved:
+        return
+    run = judge.run_record
+    run.errors += unresolved
+    phase = run.details.setdefault("judgments", {}).setdefault(
+        "tool use", {"items": 0, "verdicts": 0, "errors": 0, "budget": 0, "cache_hits": 0,
+                     "cached_failures": 0})
+    phase["items"] += unresolved
+    phase["errors"] += unresolved
+    run.details["unresolved_tool_use"] = run.details.get("unresolved_tool_use", 0) + unresolved
+    if cut:
+        run.details["tool_results_cut_at_search_cap"] = (
+            run.details.get("tool_results_cut_at_search_cap", 0) + cut)
+
+
 def _resolve_ambiguous_utilization(
     judge: Judge,
     tools: list[ToolCorrectnessScore | None],
@@ -403,9 +452,15 @@ def _resolve_ambiguous_utilization(
     batches = [slots[i].batch for i in ambiguous]
     resolved, failures = list(tools), {}
     if not judge.supports_utilization:
+        cut = 0
         for i, b in zip(ambiguous, batches):
             if b.agentic is None or b.agentic.final_answer_uses_tools is None:
-                failures[i] = JudgeFailure(UNRESOLVED_UTILIZATION, kind="unresolved")
+                capped = _CAPPED in (tools[i].reasoning or "")  # type: ignore[union-attr]
+                cut += capped
+                failures[i] = JudgeFailure(UNRESOLVED_UTILIZATION + (
+                    f"; a tool result was searched only in its first {MAX_RESULT_CHARS:,} "
+                    "characters" if capped else ""), kind="unresolved")
+        _count_unresolved(judge, len(failures), cut)
         return resolved, failures
     if not ambiguous:
         return resolved, failures
@@ -445,7 +500,7 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given |
                        reasoning=outcome.reasoning, tool_correctness=tool,
                        is_correct=score >= settings.threshold and (tool is None or tool.is_correct),
                        judge_error=None, judge_error_code=None, source="judged",
-                       **({} if graders is None else {"graders": graders}))
+                       graders=graders)  # every field, in order: trusted's fastest path
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,

@@ -51,7 +51,10 @@ _RC = {
     "pdf.fonttype": 42,  # embed TrueType, so text stays text in the PDF
     "ps.fonttype": 42,
     "svg.fonttype": "none",
+    "text.parse_math": False,  # labels are data (agent and task ids): "$5 or $10" is not math
 }
+MATH = {"parse_math": True}
+"""Text properties of the library's own labels: they (and only they) are mathtext."""
 
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
 _EXPORTS: dict[str, str] = {
@@ -68,7 +71,7 @@ _EXPORTS: dict[str, str] = {
     "plot_rate_posteriors": "agenteval.plots.summary",
 }
 
-__all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
+__all__ = ["COLUMN", "FULL_WIDTH", "MATH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
            "figure_axes", "figure_width", "interval_label", "legend_outside", "no_data",
            "paper_style", "pass_label", *sorted(_EXPORTS)]
 
@@ -83,14 +86,17 @@ def agent_colours(agents: Iterable[str]) -> dict[str, str]:
     return out
 
 
-def data_label(text: object) -> str:
-    """Text from the data (agent, task ids) as a matplotlib label that renders as itself: ``$``
-    escaped (no mathtext from the data), a leading ``_`` kept visible (matplotlib hides such
-    legend entries), control and bidi-override characters dropped."""
-    import re
+def data_label(text: object, max_chars: int | None = None) -> str:
+    """Text from the data (agent, task ids) as a matplotlib label that shows as written: control
+    and bidi characters as visible escapes (``_util.sanitize.terminal``), a leading ``_`` kept
+    visible (matplotlib hides such legend entries); cut to ``max_chars`` with an ellipsis when
+    given. Mathtext is off for every text but the library's own labels (``MATH``), so
+    ``$5 or $10`` stays text."""
+    from agenteval._util.sanitize import terminal
 
-    out = re.sub(r"[\x00-\x08\x0b-\x1f\x7f\u200e\u200f\u202a-\u202e\u2066-\u2069]", "", str(text))
-    out = out.replace("$", r"\$")
+    out = terminal(text)
+    if max_chars is not None and len(out) > max_chars:  # a tick label that fits the paper
+        out = out[:max(max_chars - 1, 1)] + "\u2026"
     return "\u200b" + out if out.startswith("_") else out
 
 
@@ -122,17 +128,40 @@ def figure_width(width: str | float) -> float:
     return inches
 
 
-def legend_outside(fig: Figure, ax: Axes, *, own_figure: bool, ncol: int | None = None) -> Any:
+def legend_outside(fig: Figure, ax: Axes, *, own_figure: bool, ncol: int | None = None,
+                   math: Iterable[str] = ()) -> Any:
     """One legend outside the data: below the panels of a figure the helper made (constrained
-    layout makes room), right of ``ax`` in a figure the caller gave. None without entries."""
+    layout makes room), right of ``ax`` in a figure the caller gave. ``math``: the entries that
+    are the library's mathtext labels (the others, data, stay text). None without entries."""
     handles, labels = ax.get_legend_handles_labels()
     if not handles:
         return None
     if own_figure:
-        return fig.legend(handles, labels, loc="outside lower center", frameon=False,
-                          ncol=ncol or min(len(labels), 3), handlelength=1.5, columnspacing=1.2)
-    return ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False,
-                     borderaxespad=0.0)
+        # as many columns as fit the figure's width (about 0.55 em per character)
+        size = float(_rc_points("legend.fontsize"))
+        line = int(fig.get_size_inches()[0] * 72 / (0.55 * size)) - 6  # characters in one row
+        labels = [lb if len(lb) <= line else lb[:line - 1] + "\u2026" for lb in labels]
+        fits = int((line + 6) // (max(map(len, labels)) + 5))
+        legend = fig.legend(handles, labels, loc="outside lower center", frameon=False,
+                            ncol=max(1, min(ncol or 3, len(labels), fits)), handlelength=1.5,
+                            columnspacing=1.2)
+    else:
+        legend = ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                           frameon=False, borderaxespad=0.0)
+    math = set(math)
+    for text in legend.get_texts():
+        if text.get_text() in math:
+            text.set_parse_math(True)
+    return legend
+
+
+def _rc_points(key: str) -> Any:
+    """An rcParam's value in points where matplotlib keeps a name ('small') for a size."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    value = matplotlib.rcParams[key]
+    return FontProperties(size=value).get_size_in_points() if isinstance(value, str) else value
 
 
 def no_data(ax: Axes, text: str) -> None:
@@ -167,10 +196,12 @@ def paper_style(style: Any = None) -> Iterator[None]:
     import matplotlib
 
     interactive = matplotlib.is_interactive()
-    layers: list[Any] = [] if style is None else list(style) if isinstance(style, (list, tuple)) else [style]
+    layers: list[Any] = ([] if style is None else
+                         list(style) if isinstance(style, (list, tuple)) else [style])
     try:
         with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}), \
-                plt.style.context(layers) if layers else _nothing():
+                plt.style.context(layers) if layers else _nothing(), \
+                plt.rc_context({"text.parse_math": False}):  # a style never makes data math
             try:
                 yield
             finally:

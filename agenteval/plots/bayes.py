@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from agenteval.plots import (
+    MATH,
     agent_colours,
     data_label,
     figure_axes,
@@ -202,7 +203,7 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
                     values[agent] = post.agent(var, agent)
             shown[q] = {}
             bases.add(basis)
-            axis.set_xlabel(f"{label} ({basis})")
+            axis.set_xlabel(f"{label} ({basis})", **MATH)
             axis.set_xlim(0, 1)
             if not values:
                 no_data(axis, "nothing was judged: no posterior to show")
@@ -255,9 +256,11 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
     labels, values, cols, bold = [], [], [], []
     tasks = list(post.coords.get("task", [])) if "p_task" in post else []
     p_task = post.flat("p_task") if tasks else None
-    for agent in post.coords["agent"]:
+    agent_of = np.asarray(post.constant["agent_of_task"]) if tasks else []
+    for index, agent in enumerate(post.coords["agent"]):
         colour = colours[agent]
-        mine = [j for j, t in enumerate(tasks) if str(t).startswith(f"{agent}/")]
+        # a task's agent from the data, not its label: an agent id may hold "/" or prefix another
+        mine = [j for j, a in enumerate(agent_of) if a == index]
         row = rows.get(agent)
         if mine:
             d = p_task[:, mine].mean(axis=1)
@@ -273,7 +276,7 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
         bold.append(True)
         for j in mine[:max_tasks]:
             d = p_task[:, j]
-            labels.append(str(tasks[j]).split("/", 1)[1])
+            labels.append(str(tasks[j])[len(str(agent)) + 1:])  # "<agent>/<task>" -> the task
             values.append((float(np.mean(d)), *_interval(d, level)))
             cols.append(colour)
             bold.append(False)
@@ -287,7 +290,8 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
             axis.plot([lo, hi], [yi, yi], color=col, lw=2.4 if b else 1.2, solid_capstyle="butt")
             axis.plot([mean], [yi], "D" if b else "o", color=col, ms=4.5 if b else 3.0)
         axis.set_yticks(y)
-        axis.set_yticklabels([data_label(t) for t in labels])
+        room = int(size[0] * 12)  # characters: the labels take at most about 55% of the width
+        axis.set_yticklabels([data_label(t, room) for t in labels])
         for tick, b in zip(axis.get_yticklabels(), bold):
             tick.set_fontweight("bold" if b else "normal")
         axis.set_xlim(0, 1)
@@ -295,10 +299,11 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
         axis.grid(axis="x", color="0.9", lw=0.5)
         axis.set_axisbelow(True)
         symbol = "$p_t$" if tasks else "$p$"
-        axis.set_xlabel(f"success rate {symbol}: posterior mean, {interval_label(level)}")
+        axis.set_xlabel(f"success rate {symbol}:\nposterior mean, {interval_label(level)}",
+                        loc="right", **MATH)  # right-aligned: stays inside beside long row labels
         if all(np.isnan(v[0]) for v in values):
             no_data(axis, "nothing was judged: no posterior to show")
-    fig.agenteval_values = {"rows": dict(zip(labels, values))}
+    fig.agenteval_values = {"rows": dict(zip(labels, values))}  # full labels (ticks may be cut)
     fig.agenteval_caption = (
         ("Per-task success rates p_t (posterior mean and " if tasks else
          "Shares of fully correct conversations p (posterior mean and ")
@@ -349,20 +354,22 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None, width: An
                          s=np.r_[size_, size_], color=colour, alpha=0.8, lw=0)
             if pooled:
                 axis.axhline(float(np.nanmean(post.agent("mu", agent))), color=colour, lw=0.8,
-                             ls=":", label=rf"{data_label(agent)}: $\mu$")
-            else:
-                axis.plot([], [], color=colour, label=data_label(agent))
-        if not pooled:
+                             ls=":")
+            axis.plot([], [], color=colour, label=data_label(agent))
+        mu_label = r"dotted: each agent's $\mu$"
+        if pooled:
+            axis.plot([], [], color="0.35", lw=0.8, ls=":", label=mu_label)
+        else:
             axis.axhline(a / (a + b), color="0.35", lw=0.8, ls=":",
                          label=f"prior mean of Beta({a:g}, {b:g})")
         axis.set_xticks([0, 1])
-        axis.set_xticklabels([r"raw $c_t / n_t$", "posterior mean"])
+        axis.set_xticklabels([r"raw $c_t / n_t$", "posterior mean"], **MATH)
         axis.set_xlim(-0.25, 1.25)
         axis.set_ylim(-0.03, 1.03)
-        axis.set_ylabel("task success rate $p_t$")
+        axis.set_ylabel("task success rate $p_t$", **MATH)
         axis.set_title(r"shrinkage toward each agent's $\mu$ (pooled)" if pooled
-                       else "prior pull, nothing pooled")
-        legend_outside(fig, axis, own_figure=ax is None, ncol=2)
+                       else "prior pull, nothing pooled", **MATH)
+        legend_outside(fig, axis, own_figure=ax is None, ncol=2, math=[mu_label])
         if not np.isfinite(raw).any():
             no_data(axis, "nothing was judged: no task has a complete attempt")
     fig.agenteval_values = {"raw": raw, "posterior_mean": posterior_mean, "pooled": pooled}
@@ -441,7 +448,7 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None, wid
             axis.set_ylim(bottom=0)
             axis.set_yticks([])
             axis.set_ylabel("density")
-            axis.set_xlabel(label)
+            axis.set_xlabel(label, **MATH)
         legend_outside(fig, axes[0], own_figure=ax is None, ncol=3)
     fig.agenteval_values = shown
     what = "mu and log kappa" if hierarchical else "the share of fully correct conversations p"

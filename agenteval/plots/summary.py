@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from agenteval._util.sanitize import terminal
 from agenteval.plots import agent_colours, figure_axes, paper_style
 
 if TYPE_CHECKING:
@@ -67,7 +68,7 @@ def _densities(ax: Any, rows: list[Any], params: list[Any], colours: dict[str, s
         color = colours.get(row.group, "0.3")
         density = _beta_pdf(grid, a, b)
         ax.plot(grid, density, color=color, lw=1.2,
-                label=f"{row.group} ({row.fully_correct}/{row.complete})")
+                label=terminal(f"{row.group} ({row.fully_correct}/{row.complete})"))
         inside = (grid >= row.rate_low) & (grid <= row.rate_high)
         ax.fill_between(grid, 0, density, where=inside, color=color, alpha=0.18, lw=0)
     ax.set_xlim(0, 1)
@@ -86,7 +87,7 @@ def _intervals(ax: Any, rows: list[Any], k: int, colours: dict[str, str]) -> Non
         low = np.array([getattr(row, f + "_low") for f, _ in names])
         high = np.array([getattr(row, f + "_high") for f, _ in names])
         ax.errorbar(mean, y, xerr=[mean - low, high - mean], fmt="o", ms=3, lw=1, capsize=2,
-                    color=color, label=row.group)
+                    color=color, label=terminal(row.group))
     ax.set_yticks(np.arange(len(names)), [label for _, label in names])
     ax.invert_yaxis()
     ax.set_xlim(0, 1)

@@ -18,6 +18,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from agenteval._util.sanitize import terminal
+from agenteval.graders.summary import summary_html as graders_html
+
 __all__ = ["results_html", "summary_html", "posterior_png"]
 
 MAX_ROWS = 200
@@ -82,7 +85,7 @@ def _label(name: str, k: int | None) -> str:
 
 
 def _esc(x: Any) -> str:
-    return html.escape(str(x))
+    return html.escape(terminal(x))  # control characters escaped too (_util.sanitize)
 
 
 # --------------------------------------------------------------------------- generic tables
@@ -361,9 +364,13 @@ def _figure_html(results: Any) -> str:
 
 def results_html(results: Any) -> str:
     """Everything a notebook cell shows for an ``AgenticResults``."""
+    from agenteval.present.calibration import calibration_html
+
     settings = results.settings
     head = (f"<p><b>agenteval</b>: {len(results)} conversations, k={results.k}, "
             f"threshold={settings.threshold:g}, tool threshold={settings.tool_threshold:g}</p>")
     return (f'{_CSS}<div class="agenteval">{head}'
             f"{_summary_body(results.summary(), _figure_html(results))}"
+            f"{graders_html(results)}"  # the run's own graders (agenteval.graders.summary)
+            f"{calibration_html(results)}"   # with labels (agenteval.present.calibration)
             f"{_error_causes(results)}{_conversations(results)}</div>")

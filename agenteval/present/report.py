@@ -30,7 +30,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenteval._util.sanitize import terminal
 from agenteval.graders.summary import drilldown_html, summary_html
+from agenteval.present.calibration import calibration_html
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import AgenticResults
@@ -113,6 +115,8 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
                   full_lists: Sequence[str] = ()) -> str:
     """The report as one HTML string; ``full_lists`` names the files (relative to the report)
     that hold every conversation, for the note of a capped drill-down."""
+    from agenteval.present.text import interval_kind
+
     max_conversations = check_max_conversations(max_conversations)
     summary = results.summary()
     by_session = {d.session_id: d for d in datasets} if datasets is not None else {}
@@ -123,7 +127,8 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
         _unjudged_banner(results),
         '<section id="summary"><h2>Suite summary</h2>',
-        f'<p class="method">{_e(summary.method)}</p>',
+        f'<p class="method">{_e(summary.method)}; [low, high] = '
+        f'{_e(interval_kind(summary.method))}</p>',
         _transposed_table(summary.rows, key="group", only=HEADLINE_FIELDS),
         '<details class="all-fields"><summary>All summary fields, with what each is</summary>',
         _transposed_table(summary.rows, key="group"),
@@ -133,6 +138,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
     ]
     parts.append(_judge_section(results, summary.judge))
     parts.append(summary_html(results))  # the run's own graders (agenteval.graders.summary)
+    parts.append(calibration_html(results))  # with labels (agenteval.present.calibration)
     figure_html = [_figure(Path(f)) for f in figures]
     if figure_html:
         parts.append('<section id="figures"><h2>Figures</h2>' + "".join(figure_html) + "</section>")
@@ -146,7 +152,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
 
 
 def _e(value: Any) -> str:
-    return html.escape("" if value is None else str(value), quote=True)
+    return html.escape("" if value is None else terminal(value), quote=True)  # _util.sanitize
 
 
 def _fmt(value: Any) -> str:

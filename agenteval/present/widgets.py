@@ -10,9 +10,11 @@ Moving a slider recomputes the exact conjugate posterior (``BayesianMode.estimat
 
 from __future__ import annotations
 
+import html
 import io
 from typing import Any
 
+from agenteval._util.sanitize import terminal
 from agenteval.errors import ConfigError
 
 __all__ = ["PriorExplorer", "prior_explorer"]
@@ -99,7 +101,7 @@ class PriorExplorer:
         self.estimate = est = mode.estimate(n, c, k)
         headline = self.headlines.get(self.group.value)
         self.numbers.value = (
-            f"<b>{self.group.value}</b>: {c} of {n} fully correct (complete conversations); prior "
+            f"<b>{html.escape(terminal(self.group.value))}</b>: {c} of {n} fully correct (complete conversations); prior "
             f"Beta({a:.2f}, {b:.2f}) &rarr; posterior Beta({a + c:.2f}, {b + n - c:.2f}). "
             f"p = {est.rate:.3f} [{est.rate_low:.3f}, {est.rate_high:.3f}]; "
             f"pooled pass@{k} = {est.pass_at_k:.3f} [{est.pass_at_k_low:.3f}, "

@@ -205,6 +205,9 @@ class AgenticResults(list[AgenticMetric]):
         self._idata: dict[tuple[Any, ...], Any] = {}
         self.provenance: dict[str, Any] = {}
         """What produced the run (command, call, data file): merged into the JSON manifest."""
+        self.labels: Any = None
+        """Human labels for some interactions (agenteval.core.labels.Labels), or None."""
+        self._calibration: Any = None
 
     @property
     def k(self) -> int:
@@ -289,6 +292,15 @@ class AgenticResults(list[AgenticMetric]):
             self._values = summarise(self.counts, self.settings.mode, self.k, fits=self.fits(),
                                      method=self.method)
         return self._values
+
+    def calibration(self) -> Any:
+        """The judge against the human labels, with the corrected headline (computed once), or
+        None without labels; see ``agenteval.results.calibration``."""
+        if self._calibration is None and self.labels is not None:
+            from agenteval.results.calibration import calibrate
+
+            self._calibration = calibrate(self, self.labels)
+        return self._calibration
 
     def summary(self) -> SuiteSummary:
         """Suite-level estimates (computed once)."""
@@ -434,6 +446,7 @@ class AgenticResults(list[AgenticMetric]):
                                       if self.settings.argument_matching else None),
             },
             "summary": self.summary().model_dump(),
+            **({"calibration": cal.model_dump()} if (cal := self.calibration()) else {}),
             "conversations": [m.model_dump() for m in self],
         })
 
@@ -541,6 +554,14 @@ def results_from_json(data: Any, *, source: str | None = None,
             results._summary = SuiteSummary.model_validate(restore_nan(SuiteSummary, data["summary"]))
         except ValidationError:
             results._summary = None  # another version's schema: recomputed on first use
+    if isinstance(data.get("calibration"), dict):   # the judge's calibration, as computed
+        from agenteval.results.calibration import Calibration
+
+        try:
+            results._calibration = Calibration.model_validate(
+                restore_nan(Calibration, data["calibration"]))
+        except ValidationError:
+            results._calibration = None
     spec = manifest["statistical_mode"]
     if results._summary is None and spec.get("rebuilds_exactly") is False:
         warnings.warn(f"{source or 'results'}: the statistical mode {spec.get('repr')} could not be "

@@ -205,6 +205,12 @@ class Batch(_Record):
         default=None, description="A grader's score in [0, 1] (unit test, human label): used "
         "instead of the judge's; success by the outcome rule (see Dataset.outcome)."
     )
+    label: bool | None = Field(
+        default=None, description="A human's verdict (true = correct) to calibrate the judge "
+        "against; the judge still scores the interaction (agenteval.core.labels).")
+    human_score: float | None = Field(
+        default=None, description="A human's score in [0, 1] to calibrate the judge against, "
+        "compared with the run's threshold; the judge still scores the interaction.")
     rubric: list[str] | None = Field(
         default=None, description="Rubric criteria for this interaction (a text or a list of "
         "texts), each judged pass/fail by the LLM judge (agenteval.judge.rubric)."
@@ -215,11 +221,19 @@ class Batch(_Record):
     def _id_as_text(cls, v: Any) -> Any:
         return str(v) if isinstance(v, int) and not isinstance(v, bool) else v
 
-    @field_validator("score", mode="before")
+    @field_validator("score", "human_score", mode="before")
     @classmethod
     def _unit_score(cls, v: Any) -> Any:
         return _unit_number(v, allow_bool=False)
 
+    @field_validator("label", mode="before")
+    @classmethod
+    def _zero_one(cls, v: Any) -> Any:
+        if isinstance(v, int) and not isinstance(v, bool) and v in (0, 1):
+            return bool(v)
+        if v is not None and not isinstance(v, bool):
+            raise ValueError(f"expected true/false or 0/1, got {v!r}")
+        return v
     _rubric = field_validator("rubric", mode="before")(classmethod(lambda cls, v: _criteria(v)))
 
 

@@ -3,7 +3,8 @@
 It runs its own event loop in a thread, binds 127.0.0.1 on a free port and records every request
 body, the requests in flight and the most seen at once. By default each request gets a valid
 verdict shaped for the request's mode (tool call, JSON-schema content, or a fenced block in plain
-mode). Tests script faults per request with :meth:`FakeOpenAI.on`: requests whose body contains a
+mode) that echoes the request's item id, as a model following the schema does (scripted payloads
+get it put in too, unless ``Reply(echo=False)``; ``Swap`` echoes another item's id). Tests script faults per request with :meth:`FakeOpenAI.on`: requests whose body contains a
 marker string take the next scripted action, in order, then fall back to the default.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import threading
 import time
 from collections import deque
@@ -28,7 +30,10 @@ class Reply:
     payload: str | dict[str, Any] | None = None
     finish_reason: str = "stop"
     raw: bool = False
-    """True: ``payload`` is the whole message content (no fence added in plain mode)."""
+    """True: ``payload`` is the whole message content (no fence added in plain mode); its
+    ``@ITEM@`` marks are replaced by the request's item id."""
+    echo: bool = True
+    """False: the payload is sent as it is, without the request's item id put in."""
 
 
 @dataclass
@@ -40,6 +45,13 @@ class Status:
 
 
 @dataclass
+class Swap:
+    """A valid verdict that echoes another item's id (a server that mixed up replies)."""
+
+    score: float = 1.0
+
+
+@dataclass
 class Sleep:
     """Wait ``seconds`` before replying normally (a hang when longer than the client timeout)."""
 
@@ -48,8 +60,8 @@ class Sleep:
 
 @dataclass
 class Truncated:
-    """A 200 reply whose verdict JSON is cut in half (by default, as the server cuts it at the
-    token limit: ``finish_reason`` "length")."""
+    """A 200 reply whose verdict JSON is cut after its verdict, inside the key ``"reasoning"``
+    (by default as the server cuts it at the token limit: ``finish_reason`` "length")."""
 
     finish_reason: str = "length"
 
@@ -72,7 +84,38 @@ class NoChoices:
     """A 200 reply whose completion has an empty ``choices`` list."""
 
 
-Action = Reply | Status | Sleep | Truncated | Huge | BrokenBody | NoChoices
+Action = Reply | Status | Swap | Sleep | Truncated | Huge | BrokenBody | NoChoices
+
+
+ITEM_MARK = "@ITEM@"
+"""In a raw reply: replaced by the request's item id."""
+_ITEM_LINE = re.compile(r'Item id: "([0-9a-f]+)"')
+
+
+def item_id(body: dict[str, Any]) -> str:
+    """The item id a request asks its verdict to echo (its schema's one-value enum, or the
+    "Item id" line of its first user message); '' when it names none."""
+    schemas = [body.get("response_format", {}).get("json_schema", {}).get("schema", {})]
+    schemas += [t.get("function", {}).get("parameters", {}) for t in body.get("tools") or []]
+    for schema in schemas:
+        enum = schema.get("properties", {}).get("item", {}).get("enum")
+        if enum:
+            return str(enum[0])
+    users = [m for m in body.get("messages", []) if m.get("role") == "user"]
+    found = _ITEM_LINE.findall(str(users[0].get("content", ""))) if users else []
+    return found[-1] if found else ""
+
+
+def with_item(payload: str | dict[str, Any], item: str) -> str | dict[str, Any]:
+    """The verdict with ``item`` echoed first, as a model following the schema gives it."""
+    if not item:
+        return payload
+    if isinstance(payload, dict):
+        return payload if "item" in payload else {"item": item, **payload}
+    if payload.lstrip().startswith("{") and '"item"' not in payload:
+        rest = payload.lstrip()[1:]
+        return '{"item": "' + item + '"' + ("" if rest.lstrip().startswith("}") else ", ") + rest
+    return payload
 
 
 def default_verdict(body: dict[str, Any]) -> dict[str, Any]:
@@ -236,20 +279,30 @@ class FakeOpenAI:
                                     content_type="application/json")
             payload: Any
             finish = "stop"
+            item = item_id(body)
             if isinstance(action, Reply) and action.raw:
-                return web.json_response(self._completion(body, str(action.payload),
-                                                          action.finish_reason, raw=True))
+                content = str(action.payload).replace(ITEM_MARK, item)
+                return web.json_response(self._completion(body, content, action.finish_reason,
+                                                          raw=True))
+            if isinstance(action, Swap):
+                other = "0" * len(item) if item != "0" * len(item) else "1" * len(item)
+                payload = {"item": other, "score": action.score, "reasoning": "swapped"}
+                return web.json_response(self._completion(body, json.dumps(payload), "stop"))
             if isinstance(action, Reply):
                 payload = action.payload if action.payload is not None else self.verdict(body)
                 finish = action.finish_reason
             else:
                 payload = self.verdict(body)
+            if not (isinstance(action, Reply) and not action.echo):
+                payload = with_item(payload, item)
             payload_text = payload if isinstance(payload, str) else json.dumps(payload)
-            if isinstance(action, Truncated):
-                payload_text = payload_text[: len(payload_text) // 2]
+            if isinstance(action, Truncated):  # cut inside the key of the reasoning
+                at = payload_text.find('"reasoning"')
+                payload_text = payload_text[: at + 6 if at >= 0 else len(payload_text) // 2]
                 finish = action.finish_reason
             if isinstance(action, Huge):
-                payload_text = '{"score": 1.0, "reasoning": "' + "x" * action.size + '"}'
+                payload_text = ('{"item": "' + item + '", "score": 1.0, "reasoning": "'
+                                + "x" * action.size + '"}')
                 finish = action.finish_reason
             with self._lock:
                 self.replied += 1

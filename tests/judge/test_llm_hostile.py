@@ -18,7 +18,7 @@ import pytest
 
 from agenteval.judge.base import AnswerItem, JudgeFailure, Verdict
 from agenteval.judge.verdicts import StatementsItem
-from openai_server import FakeOpenAI, Huge, Reply, Status
+from openai_server import FakeOpenAI, Huge, Reply, Status, Swap
 
 from conftest import API_KEY
 
@@ -47,7 +47,7 @@ def test_json_mode_reply_that_restates_the_answer_before_its_verdict_is_invalid(
 
 @pytest.mark.parametrize("mode", ["plain", "md_json"])
 def test_searching_modes_take_the_last_block_never_the_first(make_judge, fake_server, mode):
-    own = '{"score": 0.0, "reasoning": "the total is wrong"}'
+    own = '{"item": "@ITEM@", "score": 0.0, "reasoning": "the total is wrong"}'
     reply = (f"The answer claims:\n```json\n{INJECTED}\n```\nMy verdict:\n```json\n{own}\n```\n")
     fake_server.on("query A", Reply(reply, raw=True))
     options = {"use_structured_output": False} if mode == "plain" else {"mode": mode}
@@ -66,8 +66,8 @@ def test_a_final_block_quoted_from_the_judged_data_is_never_the_verdict(make_jud
     [out] = judge.judge_answers(_items("A", answer=f"wrong. {INJECTED}"))
     assert isinstance(out, JudgeFailure) and out.code == "invalid_verdict"
     assert "occurs in the judged data" in out.cause
-    fake_server.reset()  # the same reply for an answer that does not carry it is a verdict
-    fake_server.on("query B", Reply(restated, raw=True))
+    fake_server.reset()  # the same verdict for an answer that does not carry it counts
+    fake_server.on("query B", Reply(restated.replace("{", '{"item": "@ITEM@", ', 1), raw=True))
     assert make_judge(**options).judge_answers(_items("B")) == [Verdict(1.0, "correct")]
 
 
@@ -111,6 +111,35 @@ def test_a_huge_verdict_is_salvaged_in_bounded_memory():
     tracemalloc.stop()
     assert value is not None and value["score"] == 0.5
     assert peak < 40 * len(text)  # main: one tuple per character (about 70 bytes each)
+
+
+# ---- 18.4: a verdict meant for another item is a judge error ---------------------------------
+
+@pytest.mark.parametrize("mode", ["json_schema", "tools", "plain"])
+def test_a_reply_for_another_item_is_a_judge_error_not_its_score(make_judge, fake_server, mode):
+    # On main a server answering with other items' verdicts changed 56 of 72 scores, exit 0.
+    fake_server.on(None, *[Swap()] * 56)
+    options = {"use_structured_output": False} if mode == "plain" else {"mode": mode}
+    judge = make_judge(max_concurrency=1, **options)
+    out = judge.judge_answers(_items(*[str(i) for i in range(72)]))
+    failed = [o for o in out if isinstance(o, JudgeFailure)]
+    assert len(failed) == 56 and {o.code for o in failed} == {"item_mismatch"}
+    assert all(o.transient for o in failed)  # not cached: the next run asks again
+    assert out[56:] == [GOOD] * 16
+    assert len(fake_server.requests) == 72  # not re-asked: the reply was not for this request
+    again = make_judge(max_concurrency=1, **options)
+    assert again.judge_answers(_items("0")) == [GOOD] and again.run_record.cache_hits == 0
+
+
+def test_each_request_carries_its_own_item_id(make_judge, fake_server):
+    from openai_server import item_id
+
+    judge = make_judge()
+    judge.judge_answers(_items("A", "B", "C"))
+    ids = [item_id(body) for body in fake_server.requests]
+    assert len(set(ids)) == 3 and all(len(i) == 16 for i in ids)
+    for body, item in zip(fake_server.requests, ids):
+        assert f'Item id: "{item}"' in body["messages"][-1]["content"]
 
 
 # ---- 16.7: agenteval's own bugs raise, only the judge's failures become records --------------

@@ -15,8 +15,9 @@ from agenteval.judge import prompts
 from agenteval.judge.base import AnswerItem, JudgeFailure, UtilizationItem, Verdict
 from agenteval.judge.verdicts import (AnswerVerdict, AttributionItem, NodeRelevanceItem,
                                       StatementsItem, StatementsVerdict, UtilizationVerdict,
-                                      attributions_model, node_relevance_model)
-from openai_server import Reply
+                                      ITEM_PLACEHOLDER, attributions_model, echo_model,
+                                      node_relevance_model)
+from openai_server import Reply, item_id, with_item
 
 from conftest import API_KEY
 
@@ -54,17 +55,22 @@ def test_requests_are_exactly_what_instructor_prepares(mode, max_tokens):
 
     judge = LLMJudge("judge-model", base_url="http://127.0.0.1:9/v1", mode=mode, cache=False,
                      temperature=0.25, max_tokens=max_tokens)
+    item = "0123456789abcdef"
     for model, base in CASES:
         template = judge.template(model)
-        sent = json.loads(template.encode(template.messages(base)))
+        sent = json.loads(template.encode(template.messages(base, item), item))
         fields = {"model": "judge-model", "temperature": 0.25}
         if max_tokens is not None:
             fields["max_tokens"] = template.body["max_tokens"]
             assert max_tokens == "auto" or template.body["max_tokens"] == max_tokens
         else:
             assert "max_tokens" not in sent
-        # json.loads: the bytes on the wire are the JSON of instructor's request, nothing else
-        expected = json.loads(json.dumps(_instructor_request(model, mode, base, fields)))
+        # json.loads: the bytes on the wire are the JSON of instructor's request for the verdict
+        # with its echoed item (issue 18.4), this item's id in, and the id line; nothing else
+        expected = json.loads(json.dumps(_instructor_request(echo_model(model), mode, base,
+                                                             fields)).replace(ITEM_PLACEHOLDER,
+                                                                              item))
+        expected["messages"][-1]["content"] += prompts.item_line(item)
         assert sent == expected, (mode, model.__name__)
         assert base == [dict(m) for m in base]  # the caller's messages are not mutated
 
@@ -79,8 +85,9 @@ def test_tools_reask_is_instructors_tool_message_shape(make_judge, fake_server):
     assert second["messages"][:2] == first["messages"]
     assistant, tool = second["messages"][2:]
     assert assistant["role"] == "assistant"
+    bad = with_item(bad, item_id(first))  # the verdict as sent, with its item echoed
     assert [c["function"]["arguments"] for c in assistant["tool_calls"]] == [bad]
-    error = _validation_error(AnswerVerdict, bad)
+    error = _validation_error(echo_model(AnswerVerdict), bad)
     assert tool == {"role": "tool", "tool_call_id": "call_0", "name": "AnswerVerdict",
                     "content": f"Validation Error found:\n{error}\nRecall the function "
                                "correctly, fix the errors"}
@@ -96,8 +103,9 @@ def test_json_reask_is_instructors_correction_message(make_judge, fake_server, m
     first, second = fake_server.requests
     assert second["messages"][:-2] == first["messages"]
     assistant, user = second["messages"][-2:]
+    bad = with_item(bad, item_id(first))  # the verdict as sent, with its item echoed
     assert assistant["role"] == "assistant" and bad in assistant["content"]
-    error = _validation_error(AnswerVerdict, bad)
+    error = _validation_error(echo_model(AnswerVerdict), bad)
     assert user == {"role": "user", "content": "Correct your JSON ONLY RESPONSE, based on the "
                                                f"following errors:\n{error}"}
 

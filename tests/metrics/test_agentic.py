@@ -158,6 +158,28 @@ def test_unknown_tool_result_use_is_not_scored_zero_offline() -> None:
     assert s2.is_fully_correct is True  # offline, the agent's own flag decides an ambiguous case
 
 
+def test_unresolved_tool_use_is_counted_in_the_judge_record_and_the_search_cap_said() -> None:
+    """Issue 18 (also seen): a 2 MB tool result, searched to the 1 MB cap, left the question
+    unresolved while the judge line said errors=0."""
+    from agenteval.metrics.evidence import MAX_RESULT_CHARS
+
+    truth = {"expected_tools": [{"tool_name": "search", "parameters": {"q": "w"}}]}
+    big = {"tool_name": "search", "parameters": {"q": "w"}, "step": 1,
+           "result": "filler words " * (2 * MAX_RESULT_CHARS // 13) + "Tadej Pogacar"}
+    small = {**big, "result": "Tadej Pogacar"}
+    runs = [conv(f"s{i}", [("yes", "yes")], tools={"agentic": {"tools_used": [call]},
+                                                   "ground_truth_agentic": truth})
+            for i, call in enumerate([big, small])]
+    results = Agentic.run(runs, k=1)
+    assert [m.interactions[0].is_correct for m in results] == [None, None]
+    assert "searched only in its first 1,000,000 characters" in \
+        results[0].interactions[0].judge_error
+    judge = results.summary().judge
+    assert judge["errors"] == 2 and judge["unresolved_tool_use"] == 2
+    assert judge["tool_results_cut_at_search_cap"] == 1
+    assert judge["judgments"]["tool use"]["errors"] == 2
+
+
 def test_tool_use_is_scored_only_where_expectations_are_given() -> None:
     used = {"agentic": {"tools_used": [{"tool_name": "search", "parameters": {"q": "x"}}]}}
     no_expectation = conv("s1", [("4", "4")], tools=used)

@@ -439,7 +439,8 @@ def test_judged_interaction_results_equal_validated_ones():
             want = InteractionResult(
                 qa_id=batch.qa_id, score=float(score), reasoning=outcome.reasoning,
                 tool_correctness=tool, judge_error=None, judge_error_code=None, source="judged",
-                is_correct=float(score) >= settings.threshold and (tool is None or tool.is_correct))
+                is_correct=float(score) >= settings.threshold and (tool is None or tool.is_correct),
+                graders=None)
             assert list(got.__dict__.items()) == list(want.__dict__.items())
             assert got.model_fields_set == want.model_fields_set
             assert got.model_dump_json() == want.model_dump_json()

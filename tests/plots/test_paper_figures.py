@@ -73,7 +73,7 @@ def test_mathtext_labels_and_interval_kind(runs) -> None:
     fig2 = plots.plot_prior_posterior(runs["eb"])
     assert r"$\mu$" in fig2.axes[0].get_xlabel() and r"$\log\kappa$" in fig2.axes[1].get_xlabel()
     fig3 = plots.plot_forest(runs["eb"])
-    assert fig3.axes[0].get_xlabel() == ("success rate $p_t$: posterior mean, 95% equal-tailed "
+    assert fig3.axes[0].get_xlabel() == ("success rate $p_t$:\nposterior mean, 95% equal-tailed "
                                          "interval")
     for f in (fig, fig2, fig3):
         f.canvas.draw()  # mathtext parses
@@ -137,14 +137,17 @@ def test_data_text_is_escaped_and_style_hook_applies() -> None:
     style = {"font.family": "serif", "font.size": 11, "axes.labelsize": 11}
     fig = plots.plot_pass_posterior(results, quantity="pass_pow_k", style=style, width=4.0)
     fig.canvas.draw()
-    texts = [t.get_text() for t in fig.legends[0].get_texts()]
-    assert r"\$\alpha\$ agent" in texts and "\u200b_hidden" in texts  # shown as written
+    legend = {t.get_text(): t for t in fig.legends[0].get_texts()}
+    assert "$\\alpha$ agent" in legend and "\u200b_hidden" in legend  # shown as written
+    assert not legend["$\\alpha$ agent"]._parse_math  # data text is never mathtext
+    assert fig.axes[0].xaxis.label._parse_math  # the library's own label is
     label = fig.axes[0].xaxis.label
     assert label.get_fontfamily() == ["serif"] and label.get_fontsize() == 11
     forest = plots.plot_forest(results)
-    assert r"t0\$x\$" in [t.get_text() for t in forest.axes[0].get_yticklabels()]
+    ticks = {t.get_text(): t for t in forest.axes[0].get_yticklabels()}
+    assert "t0$x$" in ticks and not ticks["t0$x$"]._parse_math
     forest.canvas.draw()
-    assert plots.data_label("a\x00b\u202ec") == "abc"
+    assert plots.data_label("a\x00b\u202ec") == "a\\u0000b\\u202ec"  # visible, not acted on
     with pytest.raises(ConfigError, match="width"):
         plots.plot_forest(results, width="triple")
     with pytest.raises(ConfigError, match="between 1 and 20"):

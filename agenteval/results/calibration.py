@@ -1,0 +1,502 @@
+"""The judge calibrated against human labels: agreement, confusion, corrected headline rows.
+
+Computed once from a run's results and its labels (``results.calibration()``) and held; the
+views (text, DataFrames, JSON) only read it. The math is ``agenteval.statistical.judge_error``.
+
+The judge's verdict on an interaction is the run's ``is_correct`` (judge score >= threshold,
+and tool correctness where the data expects tools), so the corrected values are corrections of
+the very quantities the judge-only headline reports. Interactions with a given outcome carry
+their truth already; those the judge failed on have no verdict (their truth is modelled).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from agenteval.core.labels import Labels, as_labels
+from agenteval.errors import DataError
+from agenteval.statistical import judge_error as je
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = ["AgreementRow", "CorrectedRow", "CorrectedComparison", "Calibration", "calibrate", "judge_verdicts",
+           "LabelPlanResult", "plan_labels"]
+
+CALIBRATION_VERSION = "1"
+
+
+def _f(description: str, **kw: Any) -> Any:
+    return Field(description=description, **kw)
+
+
+class AgreementRow(BaseModel):
+    """How the run's judge agrees with the human truth on one group's labelled items."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    group: str = _f("'all' or an assistant_id.")
+    labelled: int = _f("Labelled interactions with a judge verdict.")
+    tp: int = _f("Human correct, judge correct.")
+    fn: int = _f("Human correct, judge wrong.")
+    fp: int = _f("Human wrong, judge correct.")
+    tn: int = _f("Human wrong, judge wrong.")
+    sensitivity: float = _f("P(judge correct | human correct), Wilson interval.")
+    sensitivity_low: float
+    sensitivity_high: float
+    specificity: float = _f("P(judge wrong | human wrong), Wilson interval.")
+    specificity_low: float
+    specificity_high: float
+    accuracy: float
+    accuracy_low: float
+    accuracy_high: float
+    kappa: float = _f("Cohen's kappa (Fleiss-Cohen-Everitt interval); NaN with one class only.")
+    kappa_low: float
+    kappa_high: float
+    youden: float = _f("sensitivity + specificity - 1: 0 = no better than a coin.")
+
+
+class CorrectedRow(BaseModel):
+    """One group's judge-only and judge-corrected headline."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    group: str = _f("'all' or an assistant_id.")
+    conversations: int
+    interactions: int = _f("Interactions in the group.")
+    labelled: int = _f("Interactions with a human truth.")
+    judge_rate: float = _f("Judge-only share of interactions judged correct.")
+    rate: float = _f("Corrected per-interaction success rate.")
+    rate_low: float
+    rate_high: float
+    rate_method: str
+    ppi_rate: float = _f("Prediction-powered rate (PPI++) from this group's labels; valid when "
+                         "they are a random subset; NaN with fewer than 2.")
+    ppi_rate_low: float
+    ppi_rate_high: float
+    share: float = _f("Corrected share of fully correct conversations (NaN: not identified).")
+    share_low: float
+    share_high: float
+    judge_share: float = _f("Judge-only share of fully correct conversations (complete ones).")
+    basis: str = _f("'tasks' (mean over the suite's tasks) or 'pooled' (from the share).")
+    pass_at_k: float
+    pass_at_k_low: float
+    pass_at_k_high: float
+    pass_pow_k: float
+    pass_pow_k_low: float
+    pass_pow_k_high: float
+    identified: bool = _f("False: the labels cannot separate the judge from a coin.")
+    method: str
+    note: str = ""
+
+
+class CorrectedComparison(BaseModel):
+    """Two agents compared on judge-corrected values (a - b), per draw of the correction."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    a: str
+    b: str
+    quantity: str = _f("'share', 'pass_at_k' or 'pass_pow_k' (judge-corrected).")
+    difference: float
+    low: float
+    high: float
+    p_greater: float = _f("P(a > b) (Bayesian modes; NaN in the frequentist mode).")
+    p_value: float = _f("Bootstrap two-sided p-value (frequentist; NaN in Bayesian modes).")
+    method: str = _f("Always says judge-corrected, and how.")
+
+
+class Calibration(BaseModel):
+    """The judge against human labels for one run."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: str = Field(default=CALIBRATION_VERSION)
+    k: int
+    level: float
+    labels_source: str | None = _f("Where the labels came from.")
+    ratings: int = _f("Ratings read (all raters, repeats, other judges).")
+    matched: int = _f("Interactions of the run with a human truth.")
+    unmatched: int = _f("Rated (session_id, qa_id) keys not in the run (left out).")
+    ties: int = _f("Items whose human raters tied (left out).")
+    agreement: list[AgreementRow] = _f("'all' first, then each agent with labels of both kinds.")
+    alpha: float = _f("Krippendorff's alpha across the run's judge, human raters, other judges "
+                      "and repeats (NaN when no item has two ratings).")
+    alpha_low: float
+    alpha_high: float
+    raters: list[str] = _f("The raters alpha is computed over ('judge' = the run's judge).")
+    disagreements: list[dict[str, Any]] = _f("Labelled items where judge and truth differ.")
+    corrected: list[CorrectedRow]
+    comparisons: list[CorrectedComparison] = _f(
+        "Every pair of agents on the judge-corrected values (not yet in the summary's own "
+        "comparisons and ranking, which stay judge-only).", default_factory=list)
+    notes: list[str] = Field(default_factory=list)
+
+    def comparisons_dataframe(self) -> pd.DataFrame:
+        """Judge-corrected comparisons, one row per pair and quantity."""
+        import pandas as pd
+
+        return pd.DataFrame([c.model_dump() for c in self.comparisons],
+                            columns=list(CorrectedComparison.model_fields))
+
+    def agreement_dataframe(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.agreement]).set_index("group")
+
+    def to_dataframe(self) -> pd.DataFrame:
+        """The corrected headline, one row per group."""
+        import pandas as pd
+
+        return pd.DataFrame([r.model_dump() for r in self.corrected]).set_index("group")
+
+    def disagreements_dataframe(self) -> pd.DataFrame:
+        import pandas as pd
+
+        return pd.DataFrame(self.disagreements, columns=["session_id", "qa_id", "assistant_id",
+                                                         "score", "judge", "human"])
+
+    def to_text(self) -> str:
+        """Agreement, then the judge-only and corrected headline, for terminals."""
+        k = self.k
+        lines = [f"judge vs human labels ({self.matched} labelled interactions"
+                 + (f", from {self.labels_source}" if self.labels_source else "") + "):"]
+        head = (f"{'group':<22}{'n':>5}{'tp':>5}{'fn':>5}{'fp':>5}{'tn':>5}"
+                f"{'sensitivity':>23}{'specificity':>23}{'kappa':>24}")
+        lines += [head, "-" * len(head)]
+        for a in self.agreement:
+            lines.append(f"{a.group[:21]:<22}{a.labelled:>5}{a.tp:>5}{a.fn:>5}{a.fp:>5}{a.tn:>5}"
+                         f"{iv(a.sensitivity, a.sensitivity_low, a.sensitivity_high):>23}"
+                         f"{iv(a.specificity, a.specificity_low, a.specificity_high):>23}"
+                         f"{iv(a.kappa, a.kappa_low, a.kappa_high):>24}")
+        if math.isfinite(self.alpha):
+            lines.append(f"Krippendorff's alpha over {', '.join(self.raters)}: "
+                         f"{iv(self.alpha, self.alpha_low, self.alpha_high)}")
+        lines += ["", "judge-corrected headline (intervals carry the suite and the labels):"]
+        head = (f"{'group':<22}{'judge rate':>11}{'corrected rate':>24}{'judge share':>12}"
+                f"{'corrected share':>24}{f'pass@{k}':>24}{f'pass^{k}':>24}  basis")
+        lines += [head, "-" * len(head)]
+        for r in self.corrected:
+            lines.append(f"{r.group[:21]:<22}{r.judge_rate:>11.3f}"
+                         f"{iv(r.rate, r.rate_low, r.rate_high):>24}{r.judge_share:>12.3f}"
+                         f"{iv(r.share, r.share_low, r.share_high):>24}"
+                         f"{iv(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high):>24}"
+                         f"{iv(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>24}  {r.basis}")
+        methods = sorted({f"{r.rate_method}; {r.method}" for r in self.corrected})
+        lines += [f"  method: {m}" for m in methods]
+        notes = list(dict.fromkeys([*self.notes, *(r.note for r in self.corrected if r.note)]))
+        lines += [f"note: {n}" for n in notes]
+        if self.comparisons:
+            lines += ["", "judge-corrected comparisons (a - b):"]
+            for c in self.comparisons:
+                extra = (f"P(a>b) {c.p_greater:.3f}" if math.isfinite(c.p_greater)
+                         else f"p {c.p_value:.3f}")
+                lines.append(f"  {c.a} - {c.b}  {c.quantity:<11}"
+                             f"{iv(c.difference, c.low, c.high):>26}  {extra}")
+        if self.disagreements:
+            lines.append(f"{len(self.disagreements)} labelled interaction(s) where the judge and "
+                         "the human disagree (Calibration.disagreements_dataframe())")
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(self.to_text())}</pre>"
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+
+def iv(value: float, low: float, high: float) -> str:
+    """'0.712 [0.650, 0.770]'; a value that is not identified shows only its bounds."""
+    def num(x: float) -> str:
+        return "n/a" if not math.isfinite(x) else f"{x:.3f}"
+    if not math.isfinite(low) and not math.isfinite(high):
+        return num(value)
+    return f"{num(value) if math.isfinite(value) else '?'} [{num(low)}, {num(high)}]"
+
+
+def judge_verdicts(results: Sequence[Any]) -> list[tuple[Any, int, Any, float]]:
+    """(metric, index, interaction, verdict) per interaction: 1/0 judged, NaN otherwise."""
+    out = []
+    for m in results:
+        for i, r in enumerate(m.interactions):
+            judged = r.source == "judged" and r.judge_error is None and r.is_correct is not None
+            out.append((m, i, r, float(r.is_correct) if judged else math.nan))
+    return out
+
+
+def _agreement_row(group: str, h: np.ndarray, j: np.ndarray, level: float) -> AgreementRow:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        a = je.agreement(h, j, level=level)
+    t = a.confusion
+    return AgreementRow(group=group, labelled=t.n, tp=t.tp, fn=t.fn, fp=t.fp, tn=t.tn,
+                        sensitivity=a.sensitivity, sensitivity_low=a.sensitivity_low,
+                        sensitivity_high=a.sensitivity_high, specificity=a.specificity,
+                        specificity_low=a.specificity_low, specificity_high=a.specificity_high,
+                        accuracy=a.accuracy, accuracy_low=a.accuracy_low,
+                        accuracy_high=a.accuracy_high, kappa=a.kappa, kappa_low=a.kappa_low,
+                        kappa_high=a.kappa_high, youden=a.youden)
+
+
+def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
+    """Calibrate a run's judge against ``labels`` (a path, :class:`Labels`, records or a
+    {(session_id, qa_id): 0/1} mapping) and correct its headline; see the module docstring.
+
+    The mode of the run decides the correction: Bayesian modes the latent-truth model
+    (posterior draws, the run's seed and Beta prior for the share), the frequentist mode
+    Rogan-Gladen with a Fieller interval for the rate and a bootstrap over both samples for
+    the conversation-level values. ``pooled``: one sensitivity/specificity for all agents.
+    """
+    lab = as_labels(labels)
+    settings = results.settings
+    mode = settings.mode
+    level = float(mode.ci_level)
+    bayesian = mode.get_result_type() == "distribution"
+    truth, ties = lab.truth(settings.threshold)
+    rows = judge_verdicts(results)
+    keys = {(m.session_id, r.qa_id) for m, _, r, _ in rows}
+    unmatched = len(set(truth) - keys)
+    agents = list(dict.fromkeys(m.assistant_id for m in results))
+    a_idx = {a: g for g, a in enumerate(agents)}
+    conv_of = {id(m): c for c, m in enumerate(results)}
+    conv = np.array([conv_of[id(m)] for m, _, _, _ in rows], dtype=np.int64)
+    judge = np.array([v for *_, v in rows], dtype=float)
+    human = np.array([truth.get((m.session_id, r.qa_id), math.nan) for m, _, r, _ in rows])
+    given = np.array([r.source == "given" and r.is_correct is not None for _, _, r, _ in rows])
+    given_truth = np.array([float(r.is_correct) if r.is_correct is not None else math.nan
+                            for _, _, r, _ in rows])
+    human = np.where(np.isnan(human) & given, given_truth, human)
+    matched = int(np.sum(~np.isnan(human) & ~given))
+    notes = []
+    if matched == 0:
+        raise DataError("no label matches an interaction of this run (keys are session_id, "
+                        "qa_id)", source=lab.source or "labels")
+    if unmatched:
+        notes.append(f"{unmatched} labelled item(s) are not in this run and were left out")
+    if ties:
+        notes.append(f"{ties} item(s) whose human raters tied were left out")
+    group = np.array([a_idx[m.assistant_id] for m in results], dtype=np.int64)
+    task_keys: dict[Any, int] = {}
+    task = np.array([task_keys.setdefault((m.assistant_id, m.task_id) if m.task_id is not None
+                                          else ("", m.session_id, i), len(task_keys))
+                     for i, m in enumerate(results)], dtype=np.int64)
+    both = ~np.isnan(human) & ~np.isnan(judge)
+    ig = group[conv]
+    agreement = [_agreement_row("all", human[both], judge[both], level)]
+    for g, name in enumerate(agents):
+        sel = both & (ig == g)
+        if len(np.unique(human[sel])) == 2:
+            agreement.append(_agreement_row(name, human[sel], judge[sel], level))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", je.JudgeNotIdentifiedWarning)
+        out = je.correct_conversations(conv, judge, human, group, task, k=settings.k,
+                                       bayesian=bayesian, level=level,
+                                       a=float(getattr(mode, "beta_prior_a", 1.0)),
+                                       b=float(getattr(mode, "beta_prior_b", 1.0)),
+                                       pooled=pooled,
+                                       draws=int(getattr(mode, "mc_samples", 4000) or 4000),
+                                       seed=int(getattr(mode, "rng_seed", 0) or 0))
+    conf_all = je.confusion(human[both], judge[both])
+    full_judged = np.ones(len(results), bool)
+    np.logical_and.at(full_judged, conv, judge == 1)
+    complete = np.ones(len(results), bool)
+    np.logical_and.at(complete, conv, ~np.isnan(judge) | given)
+    corrected = []
+    for key, c in out.items():
+        name = "all" if key < 0 else agents[key]
+        in_g = np.ones(conv.size, bool) if key < 0 else ig == key
+        members = np.ones(len(results), bool) if key < 0 else group == key
+        unl = in_g & np.isnan(human) & ~np.isnan(judge)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", je.JudgeNotIdentifiedWarning)
+            rg = je.rogan_gladen(int(np.sum(judge[unl] == 1)), int(unl.sum()), conf_all,
+                                 level=level, warn=False)
+        lab_g = in_g & both
+        ppi = (math.nan,) * 3
+        if lab_g.sum() >= 2 and unl.sum() >= 1:
+            ppi = je.ppi_mean(human[lab_g], judge[lab_g], judge[unl], level=level)
+        if bayesian:
+            rate, rate_method = c.interaction_rate, "latent-truth posterior of the rate"
+        else:
+            rate, rate_method = (rg.estimate, rg.low, rg.high), rg.method
+        judged_g = in_g & ~np.isnan(judge)
+        cm = members & complete
+        corrected.append(CorrectedRow(
+            group=name, conversations=int(members.sum()), interactions=int(in_g.sum()),
+            labelled=int(np.sum(in_g & ~np.isnan(human))),
+            judge_rate=float(np.mean(judge[judged_g])) if judged_g.any() else math.nan,
+            rate=rate[0], rate_low=rate[1], rate_high=rate[2], rate_method=rate_method,
+            ppi_rate=ppi[0], ppi_rate_low=ppi[1], ppi_rate_high=ppi[2],
+            share=c.share[0], share_low=c.share[1], share_high=c.share[2],
+            judge_share=float(full_judged[cm].mean()) if cm.any() else math.nan,
+            basis=c.basis, pass_at_k=c.pass_at_k[0], pass_at_k_low=c.pass_at_k[1],
+            pass_at_k_high=c.pass_at_k[2], pass_pow_k=c.pass_pow_k[0],
+            pass_pow_k_low=c.pass_pow_k[1], pass_pow_k_high=c.pass_pow_k[2],
+            identified=c.identified and (bayesian or rg.identified), method=c.method,
+            note=(je.NOT_IDENTIFIED_BAYES if bayesian and not c.identified
+                  else c.note or ("" if (bayesian or rg.identified) else je.NOT_IDENTIFIED))))
+    if not all(r.identified for r in corrected):
+        warnings.warn(je.NOT_IDENTIFIED_BAYES if bayesian else je.NOT_IDENTIFIED,
+                      je.JudgeNotIdentifiedWarning, stacklevel=2)
+    comparisons = []
+    named = [(agents[g], out[g]) for g in range(len(agents)) if g in out]
+    for i, (na, ca) in enumerate(named):
+        for nb, cb in named[i + 1:]:
+            if not (ca.identified and cb.identified) and not bayesian:
+                continue
+            for q in ("share", "pass_at_k", "pass_pow_k"):
+                d = je.compare_draws(ca.draws[q], cb.draws[q], level=level, bayesian=bayesian)
+                comparisons.append(CorrectedComparison(
+                    a=na, b=nb, quantity=q, method=f"judge-corrected ({ca.method})", **d))
+    dis = [{"session_id": m.session_id, "qa_id": r.qa_id, "assistant_id": m.assistant_id,
+            "score": r.score, "judge": int(v), "human": int(human[i])}
+           for i, (m, _, r, v) in enumerate(rows) if both[i] and v != human[i]]
+    alpha, raters = _alpha(lab, rows, judge, settings.threshold, level,
+                           seed=int(getattr(mode, "rng_seed", 0) or 0))
+    return Calibration(k=settings.k, level=level, labels_source=lab.source, ratings=len(lab),
+                       matched=matched, unmatched=unmatched, ties=ties, agreement=agreement,
+                       alpha=alpha[0], alpha_low=alpha[1], alpha_high=alpha[2], raters=raters,
+                       disagreements=dis, corrected=corrected, comparisons=comparisons,
+                       notes=notes)
+
+
+def _alpha(lab: Labels, rows: list[Any], judge: np.ndarray, threshold: float, level: float,
+           *, seed: int) -> tuple[tuple[float, float, float], list[str]]:
+    """Krippendorff's alpha over the run's judge and every rater (each repeat its own row)."""
+    ratings = lab.ratings(threshold)
+    items = sorted({key for per in ratings.values() for key in per})
+    if not items:
+        return (math.nan,) * 3, []
+    col = {key: i for i, key in enumerate(items)}
+    matrix = []
+    names = ["judge"]
+    run = np.full(len(items), np.nan)
+    for (m, _, r, _), v in zip(rows, judge, strict=True):
+        key = (m.session_id, r.qa_id)
+        if key in col and not np.isnan(v):
+            run[col[key]] = v
+    matrix.append(run)
+    for name, per in ratings.items():
+        depth = max(len(v) for v in per.values())
+        names.append(name if depth == 1 else f"{name} x{depth}")
+        for rep in range(depth):
+            row = np.full(len(items), np.nan)
+            for key, v in per.items():
+                if rep < len(v):
+                    row[col[key]] = v[rep]
+            matrix.append(row)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        alpha = je.krippendorff_alpha(np.vstack(matrix), level=level, n_boot=1000, seed=seed)
+    return alpha, names
+
+
+# --------------------------------------------------------------------------- planning
+
+_BY = ("verdict", "agent", "task", "length")
+
+
+class LabelPlanResult(BaseModel):
+    """Which interactions to label next, and the interval width expected after."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    by: list[str] = _f("Strata: the judge's verdict crossed with these.")
+    level: float
+    labelled: int = _f("Interactions with a human truth now.")
+    add: int = _f("Labels the plan adds.")
+    width_now: float = _f("Expected width of the corrected interaction rate's interval now "
+                          "(inf while a stratum has no label).")
+    width_after: float = _f("Expected width after labelling the plan.")
+    width_proportional: float = _f("Expected width after as many labels spread in proportion "
+                                   "to stratum size (what the plan gains over it).")
+    strata: list[dict[str, Any]] = _f("Per stratum: key, size, labelled, labels to add.")
+    items: list[dict[str, str]] = _f("Interactions to label, drawn at random within each "
+                                     "stratum (seeded): session_id, qa_id.")
+    notes: list[str] = Field(default_factory=list)
+
+    def to_text(self) -> str:
+        lines = [f"label plan (strata: judge verdict x {', '.join(self.by[1:]) or 'nothing'}; "
+                 f"{self.labelled} labelled now, {self.add} more):",
+                 f"expected {self.level:.0%} interval width of the corrected rate: now "
+                 f"{self.width_now:.3f}, after {self.width_after:.3f} (same labels spread by "
+                 f"stratum size: {self.width_proportional:.3f})"]
+        head = f"{'stratum':<40}{'items':>7}{'labelled':>10}{'add':>6}"
+        lines += [head, "-" * len(head)]
+        for s in self.strata:
+            lines.append(f"{s['stratum'][:39]:<40}{s['items']:>7}{s['labelled']:>10}{s['add']:>6}")
+        lines += [f"note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.to_text()
+
+    def _repr_html_(self) -> str:
+        import html
+
+        return f"<pre>{html.escape(self.to_text())}</pre>"
+
+
+def plan_labels(results: Any, labels: Any = None, *, add: int | None = None,
+                target_width: float | None = None, by: Sequence[str] = ("agent",),
+                seed: int = 0) -> LabelPlanResult:
+    """How many more labels, and which interactions, narrow the corrected rate's interval most.
+
+    ``results``: a run (``Agentic.run``, or ``agenteval.load_results`` of its ``results.json``);
+    ``labels``: the
+    labels so far (as for :func:`calibrate`; default the run's own). Strata are the judge's
+    verdict crossed with ``by`` (any of 'agent', 'task', 'length'); the allocation and widths
+    are :func:`agenteval.statistical.judge_error.plan_labels` (checked by simulation in its
+    tests). Give ``add`` (labels to add) or ``target_width``.
+    """
+    from agenteval.errors import ConfigError
+
+    bad = [b for b in by if b not in _BY[1:]]
+    if bad:
+        raise ConfigError(f"by must name 'agent', 'task' or 'length', got {bad[0]!r}")
+    lab = as_labels(labels) if labels is not None else results.labels
+    truth = lab.truth(results.settings.threshold)[0] if lab is not None else {}
+    rows = [(m, r, v) for m, _, r, v in judge_verdicts(results) if not math.isnan(v)]
+    if not rows:
+        raise ConfigError("no judged interaction to plan labels for")
+    judge = np.array([v for *_, v in rows])
+    human = np.array([truth.get((m.session_id, r.qa_id), math.nan) for m, r, _ in rows])
+
+    def key(m: Any) -> str:
+        parts = []
+        for b in by:
+            if b == "agent":
+                parts.append(m.assistant_id)
+            elif b == "task":
+                parts.append(str(m.task_id))
+            else:
+                n = len(m.interactions)
+                parts.append("length 1" if n <= 1 else "length 2-3" if n <= 3 else "length 4+")
+        return " / ".join(parts)
+
+    extra = np.array([key(m) for m, _, _ in rows], dtype=object)
+    plan = je.plan_labels(judge, human, extra, add=add, target_width=target_width,
+                          level=float(results.settings.mode.ci_level))
+    rng = np.random.default_rng(seed)
+    items = []
+    strata = []
+    for (verdict, ex), n_add, n_lab, avail, in zip(plan.strata, plan.add, plan.labelled,
+                                                   plan.available, strict=True):
+        name = f"judge {'correct' if verdict else 'wrong'}" + (f" / {ex}" if ex else "")
+        strata.append({"stratum": name, "items": n_lab + avail, "labelled": n_lab, "add": n_add})
+        cand = np.flatnonzero((judge == verdict) & (extra == ex) & np.isnan(human))
+        for i in rng.choice(cand, size=min(n_add, cand.size), replace=False):
+            items.append({"session_id": rows[i][0].session_id, "qa_id": rows[i][1].qa_id})
+    return LabelPlanResult(by=["verdict", *by], level=plan.level,
+                           labelled=int(np.sum(~np.isnan(human))), add=plan.total_add,
+                           width_now=plan.width_now, width_after=plan.width_after,
+                           width_proportional=plan.width_proportional, strata=strata,
+                           items=items, notes=plan.notes)

@@ -1,0 +1,167 @@
+"""A run calibrated against human labels: agreement, corrected headline, CLI and files."""
+
+from __future__ import annotations
+
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agenteval import Agentic, BayesianMode, FrequentistMode
+from agenteval.cli import main
+from agenteval.statistical import judge_error as je
+
+
+def _suite(seed: int = 0, conversations: int = 150, se: float = 0.9, sp: float = 0.7):
+    """Conversations whose offline verdicts are known (answer == reference or not) and whose
+    human truth differs from the judge by a judge of known sensitivity/specificity."""
+    rng = np.random.default_rng(seed)
+    data, labels, truth_of = [], [], {}
+    for c in range(conversations):
+        agent = "a" if c % 2 else "b"
+        turns = []
+        for q in range(int(rng.integers(1, 4))):
+            truth = rng.random() < (0.8 if agent == "a" else 0.6)
+            verdict = rng.random() < se if truth else rng.random() > sp
+            turns.append({"qa_id": f"q{q}", "query": "2+2?", "assistant": "4" if verdict else "5",
+                          "ground_truth_assistant": "4"})
+            truth_of[(f"s{c}", f"q{q}")] = (int(truth), int(verdict))
+            if rng.random() < 0.5:
+                labels.append({"session_id": f"s{c}", "qa_id": f"q{q}", "label": int(truth)})
+        data.append({"session_id": f"s{c}", "assistant_id": agent, "task_id": f"t{c // 6}",
+                     "conversation": turns})
+    return data, labels, truth_of
+
+
+def test_agreement_and_correction_match_references() -> None:
+    from sklearn.metrics import confusion_matrix
+
+    judgy = pytest.importorskip("judgy")
+    data, labels, truth_of = _suite()
+    res = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels)
+    cal = res.calibration()
+    assert cal is res.calibration()                  # computed once, held
+    keys = [(r["session_id"], r["qa_id"]) for r in labels]
+    h = np.array([truth_of[k][0] for k in keys])
+    j = np.array([truth_of[k][1] for k in keys])
+    tn, fp, fn, tp = confusion_matrix(h, j).ravel()
+    a = cal.agreement[0]
+    assert (a.tp, a.fn, a.fp, a.tn) == (tp, fn, fp, tn)
+    assert a.sensitivity == pytest.approx(tp / (tp + fn))
+    unl = [v[1] for k, v in truth_of.items() if k not in set(keys)]
+    ref = judgy.estimate_success_rate(h, j, unl, bootstrap_iterations=10)[0]
+    row = cal.corrected[0]
+    assert row.group == "all" and row.rate == pytest.approx(ref)
+    assert row.identified and row.rate_low < row.rate < row.rate_high
+    assert len(cal.disagreements) == fp + fn
+    assert [r.group for r in cal.corrected] == ["all", "b", "a"]   # order of appearance
+    # the judge-only rate is the run's own
+    judged = [v[1] for v in truth_of.values()]
+    assert row.judge_rate == pytest.approx(np.mean(judged))
+    js = res.to_json()
+    assert js["calibration"]["corrected"][0]["rate"] == pytest.approx(row.rate)
+
+
+def test_bayesian_run_and_no_labels() -> None:
+    data, labels, _ = _suite(1)
+    res = Agentic.run(data, None, 2, statistical_mode=BayesianMode(mc_samples=800),
+                      labels=labels)
+    row = res.calibration().corrected[0]
+    assert "latent-truth" in row.method and row.share_low < row.share < row.share_high
+    assert Agentic.run(data, None, 2).calibration() is None
+
+
+def test_a_useless_judge_is_flagged_not_divided_by() -> None:
+    data, labels, _ = _suite(2, se=0.5, sp=0.5)
+    with pytest.warns(je.JudgeNotIdentifiedWarning, match="barely tells right from wrong"):
+        res = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels)
+        cal = res.calibration()
+    row = cal.corrected[0]
+    assert not row.identified and np.isnan(row.share) and np.isnan(row.rate)
+    assert 0 <= row.share_low <= row.share_high <= 1 and row.rate_high - row.rate_low > 0.5
+    assert "barely tells" in cal.to_text()
+
+
+def test_cli_prints_agreement_and_the_corrected_headline(tmp_path: Path, capsys) -> None:
+    data, labels, _ = _suite(3)
+    src = tmp_path / "data.jsonl"
+    src.write_text("".join(json.dumps(d) + "\n" for d in data))
+    lab = tmp_path / "labels.jsonl"
+    lab.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        code = main(["run", str(src), "--k", "2", "--mode", "frequentist", "--labels", str(lab),
+                     "--out", str(tmp_path / "out"), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "judge vs human labels" in out and "judge-corrected headline" in out
+    assert "sensitivity" in out and "corrected share" in out
+    for name in ("calibration.csv", "calibration_agreement.csv", "calibration_disagreements.csv"):
+        assert (tmp_path / "out" / name).exists()
+    saved = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert saved["calibration"]["matched"] == len(labels)
+
+
+def test_cli_bad_labels_file_is_one_line_before_judging(tmp_path: Path, capsys) -> None:
+    data, _, _ = _suite(4, conversations=4)
+    src = tmp_path / "data.jsonl"
+    src.write_text("".join(json.dumps(d) + "\n" for d in data))
+    lab = tmp_path / "labels.jsonl"
+    lab.write_text('{"session_id": "s0", "qa_id": "q0", "label": "perhaps"}\n')
+    assert main(["run", str(src), "--k", "2", "--labels", str(lab)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "labels.jsonl, line 1, field 'label'" in err
+
+
+def test_plan_labels_api_and_cli(tmp_path: Path, capsys) -> None:
+    import agenteval
+
+    data, labels, truth_of = _suite(5)
+    res = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels)
+    plan = agenteval.plan_labels(res, add=40, by=["agent"])
+    assert plan.add == 40 and len(plan.items) == 40
+    assert plan.width_after < plan.width_now
+    labelled = {(r["session_id"], r["qa_id"]) for r in labels}
+    assert not {(i["session_id"], i["qa_id"]) for i in plan.items} & labelled
+    # each stratum's items really are that stratum's: verdict and agent
+    per = {}
+    for i in plan.items:
+        verdict = truth_of[(i["session_id"], i["qa_id"])][1]
+        agent = "a" if int(i["session_id"][1:]) % 2 else "b"
+        key = f"judge {'correct' if verdict else 'wrong'} / {agent}"
+        per[key] = per.get(key, 0) + 1
+    assert per == {s["stratum"]: s["add"] for s in plan.strata if s["add"]}
+    res.to_json()
+    out = tmp_path / "run"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        src = tmp_path / "data.jsonl"
+        src.write_text("".join(json.dumps(d) + "\n" for d in data))
+        assert main(["run", str(src), "--k", "2", "--out", str(out), "--quiet"]) == 0
+    lab = tmp_path / "labels.jsonl"
+    lab.write_text("".join(json.dumps(r) + "\n" for r in labels))
+    capsys.readouterr()
+    assert main(["plan", "--results", str(out / "results.json"), "--labels", str(lab),
+                 "--add", "40", "--items-out", str(tmp_path / "next.jsonl")]) == 0
+    text = capsys.readouterr().out
+    assert "label plan" in text and f"after {plan.width_after:.3f}" in text
+    assert len((tmp_path / "next.jsonl").read_text().splitlines()) == 40
+    assert main(["plan", "--results", str(out / "results.json"), "--labels", str(lab)]) == 2
+
+
+def test_report_and_notebook_display_carry_the_calibration(tmp_path: Path) -> None:
+    data, labels, _ = _suite(6, conversations=30)
+    res = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels)
+    from agenteval.present.report import render_report
+
+    page = render_report(res)
+    assert '<section id="calibration">' in page and "Judge-corrected headline" in page
+    assert 'id="calibration"' in res._repr_html_()
+    assert 'id="calibration"' not in Agentic.run(data, None, 2)._repr_html_()
+    # a saved run keeps its calibration
+    from agenteval.results.io import results_from_json
+
+    again = results_from_json(json.loads(json.dumps(res.to_json())))
+    assert again.calibration().corrected[0].share == res.calibration().corrected[0].share
