@@ -60,18 +60,7 @@ FACADE_LAYERS: frozenset[tuple[str, str]] = frozenset({
 # entry when it is fixed; the test fails on entries that no longer occur.
 ALLOWED_CYCLES: frozenset[frozenset[str]] = frozenset()
 ALLOWED_UPWARD: frozenset[tuple[str, str]] = frozenset()
-ALLOWED_PRIVATE: frozenset[tuple[str, str, str]] = frozenset({
-    # statistical/ (estimators): the count check and helpers of compare.py shared by its
-    # neighbours; to become public names (or one module) in the compare/ split.
-    ("agenteval.statistical.hierarchical", "agenteval.statistical.estimators", "_check_counts"),
-    ("agenteval.statistical.modes", "agenteval.statistical.estimators", "_check_counts"),
-    ("agenteval.statistical.suite", "agenteval.statistical.estimators", "_check_counts"),
-    ("agenteval.statistical.modes", "agenteval.statistical.suite", "_mean_unbiased"),
-    ("agenteval.statistical.quality", "agenteval.statistical.compare", "_conjugate_priors"),
-    ("agenteval.statistical.quality", "agenteval.statistical.compare", "_group"),
-    ("agenteval.statistical.quality", "agenteval.statistical.compare", "_is_bayes"),
-    ("agenteval.statistical.quality", "agenteval.statistical.compare", "_seed"),
-})
+ALLOWED_PRIVATE: frozenset[tuple[str, str, str]] = frozenset()
 
 
 @dataclass

@@ -106,7 +106,7 @@ def test_conjugate_comparison_rests_on_the_headline_posteriors(prior: tuple[floa
 
     a0, b0 = prior
     counts = _demo_counts()
-    mode = BayesianMode(beta_prior_a=a0, beta_prior_b=b0, mc_samples=20_000)
+    mode = BayesianMode(beta_prior_a=a0, beta_prior_b=b0, mc_samples=20_000, method="conjugate")
     summary = Agentic.run(str(DEMO), None, 3, statistical_mode=mode).summary()
     for agent, side in (("agent-gpt-small", "rate_a"), ("agent-planner-v2", "rate_b")):
         n = np.array([v[0] for v in counts[agent].values()], dtype=float)
@@ -126,13 +126,24 @@ def test_conjugate_quality_table_uses_the_headline_values() -> None:
     from scipy.special import betaln
 
     counts = _demo_counts()
-    summary = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode(mc_samples=20_000)).summary()
+    summary = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode(
+        mc_samples=20_000, method="conjugate")).summary()
     for row in summary.quality:
         n = np.array([v[0] for v in counts[row.unit].values()], dtype=float)
         c = np.array([v[1] for v in counts[row.unit].values()], dtype=float)
         a, b = 1 + c, 1 + n - c
         assert row.pass_pow_k == pytest.approx(np.mean(np.exp(betaln(a + 3, b) - betaln(a, b))), abs=0.006)
         assert row.pass_at_k == pytest.approx(np.mean(1 - np.exp(betaln(a, b + 3) - betaln(a, b))), abs=0.006)
+
+
+def test_default_quality_table_uses_the_pooled_headline_values() -> None:
+    """Under the pooled default the labels rest on the agent's pooled task posteriors, the
+    same basis as the suite rows' task-level pass@k / pass^k."""
+    summary = Agentic.run(str(DEMO), None, 3, statistical_mode=BayesianMode(mc_samples=20_000)).summary()
+    rows = {r.group: r for r in summary.rows}
+    for q in summary.quality:
+        assert q.pass_pow_k == pytest.approx(rows[q.unit].task_pass_pow_k, abs=0.006)
+        assert q.pass_at_k == pytest.approx(rows[q.unit].task_pass_at_k, abs=0.006)
 
 
 def test_quality_table_is_the_summary_s_and_the_explicit_default_thresholds() -> None:

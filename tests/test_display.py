@@ -73,12 +73,15 @@ def test_posterior_figure_only_in_bayesian_modes(bayes: Any, freq: Any) -> None:
     assert "data:image/png" not in results_html(freq)
 
 
-def test_posterior_figure_draws_each_groups_beta_density(bayes: Any) -> None:
+def test_posterior_figure_draws_each_groups_beta_density() -> None:
+    """The flat prior by name: every row's numbers are Beta posteriors, drawn as densities (the
+    pooled default's task-level rows are not, and get intervals: the test below)."""
     import matplotlib.pyplot as plt
 
     from agenteval.plots import plot_rate_posteriors
 
-    fig = plot_rate_posteriors(bayes)
+    flat = Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode(method="conjugate"))
+    fig = plot_rate_posteriors(flat)
     lines = fig.axes[0].get_lines()
     assert [line.get_label() for line in lines] == [
         "all (37/73)", "agent-gpt-small (13/40)", "agent-planner-v2 (24/33)"]

@@ -108,7 +108,7 @@ def test_manifest_records_versions_data_mode_and_command(tmp_path: Path,
     spec = manifest["statistical_mode"]
     assert spec["class"] == "agenteval.statistical.modes.BayesianMode"
     given = {"mc_samples": 5000, "ci_level": 0.95, "beta_prior_a": 2.0, "beta_prior_b": 3.0,
-             "rng_seed": 42, "method": "conjugate"}
+             "rng_seed": 42, "method": "empirical_bayes"}   # --mode bayesian: the pooled default
     assert {name: spec["params"].get(name) for name in given} == given
     assert manifest["settings"]["k"] == 4 and manifest["judge"] == {"judge": "offline"}
     assert manifest["created"].endswith("+00:00")

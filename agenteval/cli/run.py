@@ -42,9 +42,13 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--k", type=int, default=DEFAULT_K,
                      help="attempts for pass@k / pass^k, >= 1 (default: %(default)s)")
     run.add_argument("--mode", choices=MODES, default="bayesian",
-                     help="bayesian: exact conjugate Beta-Binomial posterior; frequentist: plug-in "
-                     "estimates with Wilson intervals; hierarchical: partial pooling per agent "
-                     "(PyMC NUTS); empirical-bayes: the same model fitted by optimisation "
+                     help="bayesian: per conversation the exact conjugate Beta(A + c, B + n - c) "
+                     "(Fair Forge's fields), per task each agent's pooled population prior "
+                     "(Beta-Binomial, its (mu, kappa) posterior by grid quadrature); "
+                     "empirical-bayes: the same as bayesian; conjugate: every task on its own "
+                     "under the flat Beta(A, B) (biased at a few attempts per task); "
+                     "hierarchical: the pooled model sampled with PyMC NUTS, also per conversation; "
+                     "frequentist: plug-in and unbiased estimates with Wilson / bootstrap intervals "
                      "(default: %(default)s; the Python API defaults to FrequentistMode() like "
                      "Fair Forge)")
     run.add_argument("--threshold", type=float, default=0.7,
@@ -55,7 +59,8 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--interval", choices=("wilson", "clopper-pearson"),
                      help="frequentist mode: interval for rates (default: wilson)")
     run.add_argument("--prior", type=float, nargs=2, metavar=("A", "B"),
-                     help="bayesian mode: Beta(A, B) prior (default: 1 1)")
+                     help="Bayesian modes: the Beta(A, B) prior of each conversation's rate (and "
+                     "of each task's in --mode conjugate) (default: 1 1)")
     run.add_argument("--out", type=Path, help="directory to write results into: report.html, "
                      "CSV files and results.json (reload with agenteval show)")
     run.add_argument("--figures", nargs="+", choices=FIGURE_FORMATS, default=list(DEFAULT_FIGURES),
@@ -140,7 +145,7 @@ def add_judge_arguments(parser: argparse.ArgumentParser) -> None:
                        help="ask for a fenced JSON block instead of structured output")
 
 
-MODES = ("frequentist", "bayesian", "hierarchical", "empirical-bayes")
+MODES = ("frequentist", "bayesian", "hierarchical", "empirical-bayes", "conjugate")
 _SAMPLER_FLAGS = ("draws", "tune", "chains", "cores", "target_accept", "nuts_sampler")
 
 
@@ -153,16 +158,17 @@ def make_mode(args: argparse.Namespace) -> Any:
         flag = next(iter(given)).replace("_", "-")
         raise ConfigError(f"--{flag} applies to --mode hierarchical")
     seed = {} if getattr(args, "seed", None) is None else {"rng_seed": args.seed}
-    if mode in ("bayesian", "hierarchical", "empirical-bayes"):
+    if mode in ("bayesian", "hierarchical", "empirical-bayes", "conjugate"):
         if args.interval is not None:
             raise ConfigError("--interval applies to --mode frequentist; bayesian intervals are "
                               "posterior quantiles")
         a, b = args.prior if args.prior is not None else (1.0, 1.0)
-        method = {"bayesian": "conjugate", "empirical-bayes": "empirical_bayes"}.get(mode, mode)
+        method = {"bayesian": "empirical_bayes", "empirical-bayes": "empirical_bayes"}.get(mode, mode)
         return BayesianMode(ci_level=args.ci_level, beta_prior_a=a, beta_prior_b=b,
                             method=method, **seed, **given)
     if args.prior is not None:
-        raise ConfigError("--prior applies to --mode bayesian")
+        raise ConfigError("--prior applies to --mode bayesian (and conjugate, empirical-bayes, "
+                          "hierarchical)")
     return FrequentistMode(ci_level=args.ci_level, interval=args.interval or "wilson", **seed)
 
 

@@ -131,9 +131,8 @@ def diagnostics_line(d: dict[str, Any]) -> str:
                 f"draws, max r_hat {format_number(d.get('r_hat_max'))}, min ESS bulk "
                 f"{format_count(d.get('ess_bulk_min'))} tail {format_count(d.get('ess_tail_min'))}, "
                 f"divergences {d.get('divergences')}, {d.get('seconds', 0):.1f} s: {status}")
-    return (f"{head}: empirical Bayes, optimiser "
-            f"{'converged' if d.get('converged') else 'did NOT converge'}, "
-            f"{d.get('seconds', 0):.2f} s")
+    return (f"{head}: pooled population prior, (mu, kappa) posterior by "
+            f"{d.get('integration', 'optimisation')}")
 
 
 def comparison_lines(summary: Any) -> list[str]:

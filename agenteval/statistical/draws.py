@@ -5,7 +5,8 @@ their dimensions (an ArviZ-shaped record, but numpy only): per conversation ``p_
 per task ``p_task``, per agent the ``share`` of fully correct conversations (on the summary
 row's basis: complete cases, or post-stratified by length), ``task_pass_at_k`` /
 ``task_pass_pow_k`` (the suite's tasks), ``new_task_pass_at_k`` / ``new_task_pass_pow_k`` (a
-new task), and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
+new task: the summary's one estimator, :func:`agenteval.statistical.new_task.new_task_draws`),
+and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
 ``mu_conversation`` / ``kappa_conversation``; the prior; the observed counts. Conjugate draws
 are seeded from the mode's ``rng_seed`` (four streams spawned from it); hierarchical ones
 follow the fit. The results compute this once and hold it; ``to_inference_data``, the NetCDF
@@ -46,6 +47,37 @@ class PosteriorDraws:
                 if np.isfinite(flat[:, g]).any()}
 
 
+_ROWS = 256
+"""Draws per block in :func:`_group_power_draws` (a few MB per block at thousands of tasks)."""
+
+
+def _group_power_draws(p: np.ndarray, groups: np.ndarray, n_groups: int, k: int, *,
+                       bootstrap_seed: int | None = None) -> dict[str, np.ndarray]:
+    """``suite.group_power_draws`` in blocks of draws: the same numbers (the bootstrap weights
+    come from one generator, read block after block in the same order), without holding
+    several (draws, units) temporaries at once (at 10,000 conversations they were ~0.4 GB)."""
+    draws, units = p.shape
+    rng = None if bootstrap_seed is None else np.random.default_rng(bootstrap_seed)
+    out_at = np.full((draws, n_groups), np.nan)
+    out_pw = np.full((draws, n_groups), np.nan)
+    order = np.argsort(groups, kind="stable")
+    present, starts = np.unique(groups[order], return_index=True)
+    for start in range(0, draws, _ROWS):
+        block = p[start:start + _ROWS]
+        w = (np.ones_like(block) if rng is None
+             else rng.standard_exponential(size=block.shape))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            at = -np.expm1(k * np.log1p(-block)) + 0.0
+        pw = block ** k
+        wo = w[:, order]
+        total = np.add.reduceat(wo, starts, axis=1)
+        out_at[start:start + _ROWS, present] = np.add.reduceat((w * at)[:, order], starts,
+                                                               axis=1) / total
+        out_pw[start:start + _ROWS, present] = np.add.reduceat((w * pw)[:, order], starts,
+                                                               axis=1) / total
+    return {"pass_at_k": out_at, "pass_pow_k": out_pw}
+
+
 def _agent_columns(v: np.ndarray, order: list[int | None], total: int, groups: int) -> np.ndarray:
     out = np.full((total, groups), np.nan)
     for g, j in enumerate(order):
@@ -63,7 +95,7 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
     ``fits``: the results' fits (``summarise.Fits``); ``draws``: conjugate draws (default the
     mode's ``mc_samples``); ``p_conversation`` is left out above ``max_conversations``.
     """
-    from agenteval.statistical.estimators import beta_pass_at_k_mean, beta_pass_pow_k_mean
+    from agenteval.statistical.new_task import new_task_draws
     from agenteval.statistical.summarise import share_draws
 
     names = list(counts.agents)
@@ -109,25 +141,26 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
                                              seed=seeds[2]))
         posterior["p_task"] = shaped(p_task)
         dims["p_task"] = ["task"]
-        for key, v in suite.group_power_draws(p_task, tasks.agent, len(names), k).items():
+        for key, v in _group_power_draws(p_task, tasks.agent, len(names), k).items():
             posterior[f"task_{key}"] = shaped(v)
             dims[f"task_{key}"] = ["agent"]
         if task_fit is not None:
             mu, kappa = task_fit.flat
             order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
-            a_, b_ = mu * kappa, (1 - mu) * kappa
-            new = {"pass_pow_k": beta_pass_pow_k_mean(a_, b_, k),
-                   "pass_at_k": beta_pass_at_k_mean(a_, b_, k)}
-            for key, v in new.items():
-                posterior[f"new_task_{key}"] = shaped(_agent_columns(v, order, total, len(names)))
             for name, v in (("mu", mu), ("kappa", kappa)):
                 posterior[name] = shaped(_agent_columns(v, order, total, len(names)))
                 dims[name] = ["agent"]
-        else:
-            new = suite.group_power_draws(p_task, tasks.agent, len(names), k,
-                                          bootstrap_seed=int(seeds[3].generate_state(1)[0]))
-            for key, v in new.items():
-                posterior[f"new_task_{key}"] = shaped(v)
+        # a new task: the one estimator of every mode (statistical.new_task), per agent
+        new_seed = int(seeds[3].generate_state(1)[0])
+        for key in ("pass_at_k", "pass_pow_k"):
+            posterior[f"new_task_{key}"] = np.empty((total, len(names)))
+        for g in range(len(names)):
+            sel = tasks.agent == g
+            nd = new_task_draws(tasks.n[sel], tasks.c[sel], k, draws=total, seed=new_seed + g)
+            for key, v in nd.items():
+                posterior[f"new_task_{key}"][:, g] = v
+        for key in ("pass_at_k", "pass_pow_k"):
+            posterior[f"new_task_{key}"] = shaped(posterior[f"new_task_{key}"])
         dims["new_task_pass_pow_k"] = dims["new_task_pass_at_k"] = ["agent"]
         observed.update({"n_task": tasks.n, "c_task": tasks.c})
         dims.update({"n_task": ["task"], "c_task": ["task"], "agent_of_task": ["task"]})

@@ -34,6 +34,7 @@ __all__ = [
     "beta_interval",
     "wilson_interval",
     "clopper_pearson_interval",
+    "check_counts",
 ]
 
 # Products with more factors than this use gammaln differences instead of summing log1p terms.
@@ -83,7 +84,7 @@ def _broadcast(**arrays: np.ndarray) -> list[np.ndarray]:
         raise ConfigError(f"{', '.join(arrays)} must broadcast to one shape, got {shapes}") from None
 
 
-def _check_counts(n: object, c: object, k: object | None = None
+def check_counts(n: object, c: object, k: object | None = None
                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, bool]:
     """Validate counts once: n, c integers with 0 <= c <= n; k an integer >= 1.
 
@@ -202,7 +203,7 @@ def pass_at_k(n: Any, c: Any, k: Any) -> Any:
     >>> pass_at_k(4, 2, 2)
     0.75
     """
-    n, c, k, scalar = _check_counts(n, c, k)
+    n, c, k, scalar = check_counts(n, c, k)
     with np.errstate(divide="ignore", invalid="ignore"):
         p = c / n
         res = -np.expm1(k * np.log1p(-p))
@@ -218,7 +219,7 @@ def pass_pow_k(n: Any, c: Any, k: Any) -> Any:
     >>> pass_pow_k(4, 2, 2)
     0.25
     """
-    n, c, k, scalar = _check_counts(n, c, k)
+    n, c, k, scalar = check_counts(n, c, k)
     with np.errstate(divide="ignore", invalid="ignore"):
         res = (c / n) ** k
     return _out(res, scalar)
@@ -234,7 +235,7 @@ def pass_at_k_unbiased(n: Any, c: Any, k: Any) -> Any:
     >>> pass_at_k_unbiased(4, 2, 2)  # 5 of the 6 pairs contain a success
     0.8333333333333334
     """
-    n, c, k, scalar = _check_counts(n, c, k)
+    n, c, k, scalar = check_counts(n, c, k)
     defined = k <= n
     res = np.full(n.shape, np.nan)
     if np.any(defined):
@@ -253,7 +254,7 @@ def pass_pow_k_unbiased(n: Any, c: Any, k: Any) -> Any:
     >>> round(pass_pow_k_unbiased(4, 2, 2), 12)  # 1 of the 6 pairs is all successes
     0.166666666667
     """
-    n, c, k, scalar = _check_counts(n, c, k)
+    n, c, k, scalar = check_counts(n, c, k)
     defined = k <= n
     res = np.full(n.shape, np.nan)
     if np.any(defined):
@@ -335,7 +336,7 @@ def wilson_interval(c: Any, n: Any, level: float = 0.95) -> tuple[Any, Any]:
     (0.0, 0.2775)
     """
     level = _check_level(level)
-    n, c, _, scalar = _check_counts(n, c)
+    n, c, _, scalar = check_counts(n, c)
     z = _normal_quantile(level)
     with np.errstate(divide="ignore", invalid="ignore"):
         p = c / n
@@ -362,10 +363,13 @@ def clopper_pearson_interval(c: Any, n: Any, level: float = 0.95) -> tuple[Any, 
     from scipy.special import betaincinv
 
     level = _check_level(level)
-    n, c, _, scalar = _check_counts(n, c)
+    n, c, _, scalar = check_counts(n, c)
     tail = (1.0 - level) / 2.0
     lo = np.where(c > 0, betaincinv(np.maximum(c, 1.0), n - c + 1.0, tail), 0.0)
     hi = np.where(c < n, betaincinv(c + 1.0, np.maximum(n - c, 1.0), 1.0 - tail), 1.0)
     lo = np.where(n == 0, np.nan, lo)
     hi = np.where(n == 0, np.nan, hi)
     return _out(lo, scalar), _out(hi, scalar)
+
+
+_check_counts = check_counts  # the name code outside statistical/ still imports

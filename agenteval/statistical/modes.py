@@ -21,9 +21,15 @@ import numpy as np
 from agenteval.errors import ConfigError, check_level
 from agenteval.statistical import estimators as est
 from agenteval.statistical import suite
+from agenteval.statistical.new_task import new_task_estimate
 from agenteval.statistical.suite import TaskEstimate
 
-__all__ = ["PassEstimate", "StatisticalMode", "FrequentistMode", "BayesianMode"]
+__all__ = ["PassEstimate", "StatisticalMode", "FrequentistMode", "BayesianMode",
+           "UninformativeFitWarning", "level_text"]
+
+
+class UninformativeFitWarning(UserWarning):
+    """A model was not fitted because the data carry no information on its parameters."""
 
 
 @dataclass(frozen=True)
@@ -93,8 +99,12 @@ _SPLIT_QUANTILES = np.array([1e-9, 1e-6, 1e-3, 0.05, 0.25, 0.5, 0.75, 0.95, 1 - 
                              1 - 1e-9])
 
 
-def _level_text(level: float) -> str:
+def level_text(level: float) -> str:
+    """'95%' for 0.95: how intervals are labelled in method strings."""
     return f"{level * 100:g}%"
+
+
+_level_text = level_text
 
 
 def _check_ci_level(ci_level: object) -> float:
@@ -218,6 +228,10 @@ class StatisticalMode(ABC):
         """The hierarchical fit behind the estimates (None for the modes that have none)."""
         return None
 
+    def conversation_fit(self, n: Any, c: Any, *, groups: Any = None) -> Any:
+        """The fit behind pooled per-conversation fields (None: each conversation on its own)."""
+        return None
+
 
 class FrequentistMode(StatisticalMode):
     """Plug-in estimates c/n, 1-(1-c/n)^k, (c/n)^k with a binomial confidence interval.
@@ -258,7 +272,7 @@ class FrequentistMode(StatisticalMode):
 
     def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
         """Plug-in rate, pass@k, pass^k and their intervals per conversation."""
-        n, c, k, scalar = est._check_counts(n, c, k)
+        n, c, k, scalar = est.check_counts(n, c, k)
         interval = self._INTERVALS[self.interval]
         level = self.ci_level
 
@@ -284,8 +298,8 @@ class FrequentistMode(StatisticalMode):
         >>> round(r["mean_diff"], 4), round(r["ci_low"], 4), round(r["ci_high"], 4)
         (0.2, 0.0524, 0.3339)
         """
-        n1, c1, _, s1 = est._check_counts(n1, c1)
-        n2, c2, _, s2 = est._check_counts(n2, c2)
+        n1, c1, _, s1 = est.check_counts(n1, c1)
+        n2, c2, _, s2 = est.check_counts(n2, c2)
         interval = self._INTERVALS[self.interval]
         with np.errstate(divide="ignore", invalid="ignore"):
             p1, p2 = c1 / n1, c2 / n2
@@ -304,7 +318,7 @@ class FrequentistMode(StatisticalMode):
 
     def rate_estimation(self, successes: Any, trials: Any) -> Any:
         """successes / trials (compat); ``nan`` where trials == 0."""
-        n, c, _, scalar = est._check_counts(trials, successes)
+        n, c, _, scalar = est.check_counts(trials, successes)
         with np.errstate(divide="ignore", invalid="ignore"):
             rate = c / n
         return _scalar(rate) if scalar else rate
@@ -314,26 +328,39 @@ class FrequentistMode(StatisticalMode):
 
 
 class BayesianMode(StatisticalMode):
-    """Conjugate Beta-binomial: prior Beta(a, b), posterior Beta(a + c, b + n - c) per conversation.
+    """Bayesian estimates: per conversation the conjugate Beta(a + c, b + n - c) (Fair Forge's
+    fields), per task the agent's pooled population prior by default.
 
-    Means and equal-tailed intervals are exact (Beta functions and Beta quantiles mapped
-    through the increasing maps p -> 1-(1-p)^k and p -> p^k); nothing is sampled. Monte Carlo
-    is used only for returned samples and comparisons, seeded per call from ``rng_seed`` so
-    results never depend on call order, reuse of the object, or a conversation's position.
-    ``n == 0`` gives the prior.
+    Per-conversation fields (:meth:`estimate`, :meth:`rate_estimation`, :meth:`compare`,
+    :meth:`posterior_samples`) are the exact conjugate posterior under Beta(beta_prior_a,
+    beta_prior_b), as in Fair Forge, in every method but ``"hierarchical"``: means and
+    equal-tailed intervals exact (Beta functions and Beta quantiles mapped through the
+    increasing maps p -> 1-(1-p)^k and p -> p^k). Monte Carlo is used only for returned samples
+    and comparisons, seeded per call from ``rng_seed``. ``n == 0`` gives the prior.
 
-    ``method`` chooses how units (conversations, and tasks for the suite headline) are estimated:
+    ``method`` chooses the basis of the task-level suite estimates, the comparisons, the ranking
+    and the quality labels:
 
-    - ``"conjugate"`` (default): each unit on its own under Beta(beta_prior_a, beta_prior_b);
-    - ``"hierarchical"``: partial pooling within each agent by the marginal Beta-Binomial model of
-      :mod:`agenteval.statistical.hierarchical`, sampled with NUTS (``draws``, ``tune``,
+    - ``"empirical_bayes"`` (default; "pooled"): each agent's tasks share a population prior
+      Beta(mu kappa, (1 - mu) kappa) learnt from them, with the uncertainty of (mu, kappa) from
+      its exact posterior under the hyperprior ``mu ~ Beta(*prior_mu)``, ``log kappa ~
+      Normal(*prior_log_kappa)`` (2-D grid quadrature,
+      :func:`agenteval.statistical.beta_binomial.hyperposterior`). A posterior under the
+      hyperprior, not a marginal-likelihood point estimate: the name says the prior is learnt
+      from the data. In simulation on tau-bench-like suites (50 tasks x 4 attempts) its suite
+      headline has |bias| <= 0.02 and 95% coverage 0.92-0.98 (README, "Estimators by simulation").
+    - ``"conjugate"`` (the flat prior, by name): each task on its own under Beta(beta_prior_a,
+      beta_prior_b). With Beta(1, 1) and a few attempts it pulls every task toward 0.5: pass@k
+      biased up, pass^k down, coverage far below nominal (simulation: +0.10 on pass@4).
+    - ``"hierarchical"``: the same pooled model sampled with PyMC NUTS (``draws``, ``tune``,
       ``chains``, ``cores``, ``target_accept``, ``nuts_sampler``; seeded by ``rng_seed``, for
-      which ``random_seed`` is an alias); priors ``mu ~ Beta(*prior_mu)`` and
-      ``log kappa ~ Normal(*prior_log_kappa)``; ``share_across_agents=True`` puts the agents'
-      logit mu and log kappa under a shared Normal hyperprior (then ``prior_mu`` is not used);
-    - ``"empirical_bayes"``: the same model, its mode found by optimisation and its uncertainty
-      by the Laplace approximation; no sampler, no compilation.
+      which ``random_seed`` is an alias); ``share_across_agents=True`` puts the agents'
+      logit mu and log kappa under a shared Normal hyperprior (then ``prior_mu`` is not used).
+      The full fit: it also pools the per-conversation fields within each agent, except where
+      every conversation has one interaction (no information on the spread: not fitted, an
+      :class:`UninformativeFitWarning` says so, and the conjugate posterior is used).
 
+    "New task" values are one estimator in every method (:mod:`agenteval.statistical.new_task`).
     The share of fully correct conversations (one rate per group) stays conjugate in every method.
     """
 
@@ -341,7 +368,7 @@ class BayesianMode(StatisticalMode):
 
     def __init__(self, mc_samples: int = 5000, ci_level: float = 0.95, beta_prior_a: float = 1.0,
                  beta_prior_b: float = 1.0, rng_seed: int | None = 42, *,
-                 method: str = "conjugate", draws: int = 1000, tune: int = 1000, chains: int = 4,
+                 method: str = "empirical_bayes", draws: int = 1000, tune: int = 1000, chains: int = 4,
                  cores: int = 1, target_accept: float = 0.9, nuts_sampler: str = "auto",
                  random_seed: int | None = None, prior_mu: tuple[float, float] = (1.0, 1.0),
                  prior_log_kappa: tuple[float, float] = (2.0, 1.5),
@@ -421,7 +448,7 @@ class BayesianMode(StatisticalMode):
             return None
         from agenteval.statistical import hierarchical as hier
 
-        n_arr, c_arr, _, _ = est._check_counts(n, c)
+        n_arr, c_arr, _, _ = est.check_counts(n, c)
         codes, names = _group_codes(groups, n_arr.size)
         key = b"|".join([self.method.encode(), n_arr.tobytes(), c_arr.tobytes(), codes.tobytes(),
                          "\x00".join(names).encode()])
@@ -440,9 +467,9 @@ class BayesianMode(StatisticalMode):
         return self._fits[key]
 
     def estimate_units(self, n: Any, c: Any, k: Any, *, groups: Any = None) -> PassEstimate:
-        """Conjugate: :meth:`estimate`. Hierarchical / empirical Bayes: partially pooled within
-        each group (conversations of one agent share (mu, kappa))."""
-        if self.method == "conjugate":
+        """Per-conversation fields: :meth:`estimate` (Fair Forge's conjugate posterior), except in
+        the ``"hierarchical"`` method, which pools conversations within each agent (groups)."""
+        if self.conversation_fit(n, c, groups=groups) is None:
             return self.estimate(n, c, k)
         from agenteval.errors import check_k
 
@@ -452,22 +479,42 @@ class BayesianMode(StatisticalMode):
         return PassEstimate(**out, method=f"{fit.method}, partially pooled per agent "
                             f"({_level_text(self.ci_level)} intervals)")
 
+    def conversation_fit(self, n: Any, c: Any, *, groups: Any = None) -> Any:
+        """The fit behind pooled per-conversation fields: only in the ``"hierarchical"`` method,
+        and None (with a :class:`UninformativeFitWarning`) when every conversation has at most
+        one interaction: the spread between conversations is then not identified, so the
+        per-conversation model would only return its prior (and cost half a run's time)."""
+        if self.method != "hierarchical":
+            return None
+        n_arr = np.asarray(n)
+        if n_arr.size and np.all(n_arr <= 1):
+            warnings.warn("agenteval: every conversation has at most one judged interaction, so "
+                          "the per-conversation hierarchical model has no information on the "
+                          "spread between conversations; not fitted (per-conversation fields "
+                          f"use the conjugate Beta({self.beta_prior_a:g}, {self.beta_prior_b:g}) "
+                          "posterior; the task level is still fitted)", UninformativeFitWarning,
+                          stacklevel=3)
+            return None
+        return self.fit(n, c, groups=groups)
+
     def _hier_task_estimate(self, fit: Any, n: np.ndarray, c: np.ndarray, k: int,
-                            mask: np.ndarray, weights: np.ndarray) -> TaskEstimate:
+                            mask: np.ndarray) -> TaskEstimate:
         n_sel, c_sel = n[mask], c[mask]
         max_attempts = int(n_sel.max()) if n_sel.size else 0
         identified = k == 1 or max_attempts >= 2
-        ub = suite._mean_unbiased(n_sel, c_sel, k)
-        method = (f"{fit.method}: suite's tasks = mean over tasks of the partially pooled p_t^k; "
-                  "new task = B(a+k, b)/B(a, b) per draw")
+        ub = suite.mean_unbiased(n_sel, c_sel, k)
+        method = (f"{fit.method}: suite's tasks = mean over tasks of the partially pooled p_t^k "
+                  f"(exact mean, {_level_text(self.ci_level)} interval from per-task draws); "
+                  f"{suite.NEW_TASK_METHOD}")
         common = {"tasks": int(n_sel.size), "tasks_with_k": int(np.sum(n_sel >= k)),
                   "max_attempts": max_attempts, "identified": identified, "method": method}
         if not n_sel.size or not identified:
             return TaskEstimate.empty(**common, unbiased_pass_at_k=ub[0], unbiased_pass_pow_k=ub[1])
         t = fit.task_summary(k, self.ci_level, mask)
-        pop = fit.population(k, self.ci_level, weights)
-        return TaskEstimate(**common, **{f"task_{key}": v for key, v in t.items()},
-                            **{f"new_task_{key}": pop[key] for key in t},
+        new = new_task_estimate(n_sel, c_sel, k, level=self.ci_level, draws=self.mc_samples,
+                                seed=self.rng_seed)
+        new.pop("tasks")
+        return TaskEstimate(**common, **{f"task_{key}": v for key, v in t.items()}, **new,
                             unbiased_pass_at_k=ub[0], unbiased_pass_pow_k=ub[1])
 
     def task_estimates(self, n: Any, c: Any, k: int, *, groups: Any,
@@ -482,14 +529,10 @@ class BayesianMode(StatisticalMode):
         if n.size == 0:
             return [self.task_estimate(n, c, k) for _ in range(len(names) + 1)]
         fit = self.fit(n, c, groups=[names[i] for i in g])
-        order = {name: i for i, name in enumerate(fit.names)}
-        per_fit_group = np.array([np.sum(g == names.index(name)) for name in fit.names], dtype=float)
-        out = [self._hier_task_estimate(fit, n, c, k, np.ones(n.size, bool), per_fit_group)]
-        for i, name in enumerate(names):
-            w = np.zeros(len(fit.names))
-            if name in order:
-                w[order[name]] = 1.0
-            out.append(self._hier_task_estimate(fit, n, c, k, g == i, w if w.any() else per_fit_group))
+        out = [self._hier_task_estimate(fit, n, c, k, np.ones(n.size, bool))]
+        if len(names) == 1 and np.all(g == 0):   # the one agent's tasks are all the tasks
+            return out + out
+        out += [self._hier_task_estimate(fit, n, c, k, g == i) for i in range(len(names))]
         return out
 
     def _posterior(self, n: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -509,7 +552,7 @@ class BayesianMode(StatisticalMode):
 
     def estimate(self, n: Any, c: Any, k: Any) -> PassEstimate:
         """Exact posterior means and equal-tailed intervals of p, pass@k and pass^k."""
-        n, c, k, scalar = est._check_counts(n, c, k)
+        n, c, k, scalar = est.check_counts(n, c, k)
         level = self.ci_level
 
         def compute(n: np.ndarray, c: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -556,7 +599,7 @@ class BayesianMode(StatisticalMode):
         :meth:`compare` for differences between them.
         """
         size = self._check_size(size)
-        n, c, _, scalar = est._check_counts(n, c)
+        n, c, _, scalar = est.check_counts(n, c)
         a, b = self._posterior(n, c)
         draws = self._draw(a, b, self._uniforms(size))
         return draws.reshape(size) if scalar else draws
@@ -566,7 +609,7 @@ class BayesianMode(StatisticalMode):
 
         mean and bounds are exact; ``samples`` come from :meth:`posterior_samples`.
         """
-        n, c, _, scalar = est._check_counts(trials, successes)
+        n, c, _, scalar = est.check_counts(trials, successes)
         a, b = self._posterior(n, c)
         lo, hi = est.beta_interval(a, b, self.ci_level)
         mean = a / (a + b)
@@ -588,8 +631,8 @@ class BayesianMode(StatisticalMode):
         - ``method``: a short description.
         Inputs broadcast; the integral runs once per unique pair (meant for a handful of agents).
         """
-        n1, c1, _, s1 = est._check_counts(n1, c1)
-        n2, c2, _, s2 = est._check_counts(n2, c2)
+        n1, c1, _, s1 = est.check_counts(n1, c1)
+        n2, c2, _, s2 = est.check_counts(n2, c2)
         try:
             n1, c1, n2, c2 = np.broadcast_arrays(n1, c1, n2, c2)
         except ValueError:

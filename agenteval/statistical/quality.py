@@ -149,25 +149,28 @@ def assess_agents(agent: Sequence[str], task: Sequence[str | None], success: Any
     (Bayesian: exact Beta label probabilities). ``hyper``: per agent, (mu, kappa) draws of a
     hierarchical fit over its tasks, used for the task-level posterior.
     """
-    from agenteval.statistical.compare import (_conjugate_priors, _group, _is_bayes, _seed,
-                                               suite_mean_draws)
+    from agenteval.statistical.compare.agents import conjugate_priors
+    from agenteval.statistical.compare.common import seed_stream
+    from agenteval.statistical.compare.draws import suite_mean_draws
+    from agenteval.statistical.compare.grouping import group_agents, is_bayes
     from agenteval.statistical.estimators import pass_at_k_unbiased, pass_pow_k_unbiased
 
     k = check_k(k)
     t = thresholds or Thresholds()
-    bayes = _is_bayes(mode)
+    bayes = is_bayes(mode)
     rows = []
     nan = math.nan
-    for ag in _group(agent, task, success):
+    for ag in group_agents(agent, task, success):
         n = np.array([v[0] for v in ag.tasks.values()], dtype=float)
         c = np.array([v[1] for v in ag.tasks.values()], dtype=float)
         repeated = n.size > 0 and np.any(n > 1)
         if repeated and bayes:
-            rng = np.random.default_rng(_seed(mode.rng_seed, "quality", ag.name))
+            rng = np.random.default_rng(seed_stream(mode.rng_seed, "quality", ag.name))
             agent_hyper = (hyper or {}).get(ag.name)
-            priors = _conjugate_priors(mode, agent_hyper)  # the headline's per-task posteriors
+            priors = conjugate_priors(mode, agent_hyper)  # the headline's per-task posteriors
             v, _ = suite_mean_draws(n, c, max(k, 2), mode.mc_samples, rng, hyper=agent_hyper,
-                                    prior=None if priors is None else priors[0])
+                                    prior=None if priors is None else priors[0],
+                                    hyperprior=mode.prior)
             at, pw = v[f"pass@{max(k, 2)}"], v[f"pass^{max(k, 2)}"]
             if k == 1:
                 at = pw = v["success"]

@@ -42,6 +42,11 @@ import numpy as np
 
 from agenteval.errors import ConfigError
 from agenteval.statistical import estimators as est
+from agenteval.statistical.new_task import new_task_estimate
+
+#: How every mode's new-task values are computed (:mod:`agenteval.statistical.new_task`).
+NEW_TASK_METHOD = ("new task: mean of per-task unbiased estimates over tasks with >= k attempts, "
+                   "Bayesian bootstrap over tasks")
 
 __all__ = [
     "TaskEstimate",
@@ -52,6 +57,10 @@ __all__ = [
     "conjugate_task_estimates",
     "frequentist_task_estimate",
     "not_identified_note",
+    "task_unknown_bounds",
+    "unknown_bounds",
+    "unknown_bounds_note",
+    "WIDE_BOUNDS",
 ]
 
 # Monte Carlo draws are made in chunks of at most this many numbers (memory bound).
@@ -212,6 +221,86 @@ def _real_interval(p: float, n: float, level: float, interval: str) -> tuple[flo
     return lo, hi
 
 
+# --------------------------------------------------------------------------- not at random
+
+#: Bounds wider than this share of the rate's interval get a note (see :func:`unknown_bounds_note`).
+WIDE_BOUNDS = 0.5
+
+
+def unknown_bounds(conversations: Any, fully_correct: Any, known_failures: Any,
+                   k: int) -> dict[str, float]:
+    """What the unknown outcomes allow, whatever made them unknown: the share of fully correct
+    conversations with every unknown one wrong (``*_unknown_wrong``) and with every one right
+    (``*_unknown_right``), and the pooled pass@k / pass^k of each (increasing maps of the share).
+
+    Post-stratification (:func:`stratified_rate`) is unbiased only when judge failures are
+    unrelated to correctness; when they are not (more failures on wrong answers, say) no
+    estimate from the data can correct it, but the truth of the sample lies between these bounds.
+
+    >>> b = unknown_bounds(10, 6, 2, 1)
+    >>> b["rate_unknown_wrong"], b["rate_unknown_right"]
+    (0.6, 0.8)
+    """
+    n, full, failed = (float(np.asarray(x).sum()) for x in (conversations, fully_correct,
+                                                                  known_failures))
+    if full < 0 or failed < 0 or full + failed > n:
+        raise ConfigError(f"need 0 <= fully_correct + known_failures <= conversations, got "
+                          f"{full:g} + {failed:g} of {n:g}")
+    nan = float("nan")
+    low, high = (full / n, (n - failed) / n) if n > 0 else (nan, nan)
+    (at_lo, at_hi), (pw_lo, pw_hi) = _map_k(np.array([low, high]), k)
+    return {"rate_unknown_wrong": low, "rate_unknown_right": high,
+            "pass_at_k_unknown_wrong": float(at_lo), "pass_at_k_unknown_right": float(at_hi),
+            "pass_pow_k_unknown_wrong": float(pw_lo), "pass_pow_k_unknown_right": float(pw_hi),
+            "unknown": int(n - full - failed)}
+
+
+def task_unknown_bounds(n: Any, c: Any, unknown: Any, k: int) -> dict[str, float]:
+    """Task-level bounds: per task ``n`` complete attempts, ``c`` of them successes and
+    ``unknown`` attempts with no known outcome; the mean over tasks of the unbiased pass@k and
+    pass^k with every unknown attempt a failure (n + u, c) and with every one a success
+    (n + u, c + u). Both estimators increase with c at fixed n, so these bound what the
+    unknowns allow. Tasks with fewer than k attempts in all are left out; NaN without any.
+
+    >>> b = task_unknown_bounds([3, 4], [3, 1], [1, 0], 2)
+    >>> round(b["task_pass_pow_k_unknown_wrong"], 4), round(b["task_pass_pow_k_unknown_right"], 4)
+    (0.25, 0.5)
+    """
+    n, c, u = (np.asarray(x, dtype=np.int64).ravel() for x in (n, c, unknown))
+    if not (n.shape == c.shape == u.shape) or np.any(u < 0) or np.any(c > n) or np.any(c < 0):
+        raise ConfigError("n, c and unknown must have one length per task, 0 <= c <= n, unknown >= 0")
+    total = n + u
+    keep = total >= k
+    nan = float("nan")
+    out = {f"task_{q}_unknown_{side}": nan for q in ("pass_at_k", "pass_pow_k")
+           for side in ("wrong", "right")}
+    out["unknown"] = int(u.sum())
+    if not keep.any():
+        return out
+    for side, succ in (("wrong", c), ("right", c + u)):
+        at, pw = _unbiased(total[keep], succ[keep], k)
+        out[f"task_pass_at_k_unknown_{side}"] = float(at.mean())
+        out[f"task_pass_pow_k_unknown_{side}"] = float(pw.mean())
+    return out
+
+
+def unknown_bounds_note(low: float, high: float, interval_low: float, interval_high: float, *,
+                        what: str = "the rate") -> str:
+    """A warning sentence when the unknowns' bounds are wide relative to the interval (wider
+    than :data:`WIDE_BOUNDS` of it): then how the unknowns came about matters more than the
+    sampling error, and an estimate that assumes they are missing at random may be far off.
+    '' otherwise (or when any number is NaN)."""
+    values = (low, high, interval_low, interval_high)
+    if any(v is None or not math.isfinite(v) for v in values):
+        return ""
+    width, spread = high - low, interval_high - interval_low
+    if width <= WIDE_BOUNDS * spread:
+        return ""
+    return (f"unknown outcomes (judge errors) allow {what} anywhere in [{low:.3f}, {high:.3f}], "
+            f"wider than half its interval [{interval_low:.3f}, {interval_high:.3f}]: if judge "
+            "failures depend on correctness the estimate can be biased by up to that much")
+
+
 # --------------------------------------------------------------------------- task level
 
 
@@ -275,7 +364,7 @@ def _unbiased(n: np.ndarray, c: np.ndarray, k: int) -> tuple[np.ndarray, np.ndar
 
 
 def _counts(n: Any, c: Any, k: int) -> tuple[np.ndarray, np.ndarray, int, int, bool]:
-    n_arr, c_arr, _, _ = est._check_counts(n, c)
+    n_arr, c_arr, _, _ = est.check_counts(n, c)
     n_arr, c_arr = n_arr.ravel(), c_arr.ravel()
     max_attempts = int(n_arr.max()) if n_arr.size else 0
     with_k = int(np.sum(n_arr >= k))
@@ -283,7 +372,8 @@ def _counts(n: Any, c: Any, k: int) -> tuple[np.ndarray, np.ndarray, int, int, b
     return n_arr, c_arr, max_attempts, with_k, identified
 
 
-def _mean_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> tuple[float, float]:
+def mean_unbiased(n: np.ndarray, c: np.ndarray, k: int) -> tuple[float, float]:
+    """(pass@k, pass^k): means of the unbiased estimators over tasks with n >= k (NaN if none)."""
     ok = n >= k
     if not ok.any():
         return float("nan"), float("nan")
@@ -296,11 +386,13 @@ def conjugate_task_estimate(n: Any, c: Any, k: int, *, a: float = 1.0, b: float 
                             ) -> TaskEstimate:
     """Task level under independent per-task posteriors p_t ~ Beta(a + c_t, b + n_t - c_t).
 
-    Means are exact: mean_t of B(a_t+k, b_t)/B(a_t, b_t) and of 1 - B(a_t, b_t+k)/B(a_t, b_t).
-    Intervals: ``draws`` seeded Monte Carlo draws of every p_t; the suite's tasks take the plain
-    mean over t per draw, a new task the mean under Dirichlet(1, ..., 1) task weights (the
-    Bayesian bootstrap over tasks, Rubin 1981), so its interval also carries which tasks happened
-    to be in the suite. Tasks with no complete attempt count with their prior.
+    Suite's tasks: exact means, mean_t of B(a_t+k, b_t)/B(a_t, b_t) and of
+    1 - B(a_t, b_t+k)/B(a_t, b_t); interval from ``draws`` seeded Monte Carlo draws of every p_t.
+    Tasks with no complete attempt count with their prior. A fixed prior pulls every task toward
+    a/(a+b): with Beta(1, 1) and 4 attempts a task's posterior mean is (c + 1)/6, which biases
+    pass@k up and pass^k down at agent-suite sizes (see the README's simulation table); the
+    pooled default (:class:`~agenteval.statistical.modes.BayesianMode`) learns the prior instead.
+    New task: :func:`agenteval.statistical.new_task.new_task_estimate` (no task prior involved).
 
     >>> r = conjugate_task_estimate([2, 2], [2, 0], 1)   # Beta(3, 1) and Beta(1, 3): mean 1/2
     >>> r.task_pass_pow_k, r.tasks, r.identified
@@ -315,23 +407,22 @@ def conjugate_task_estimates(n: Any, c: Any, k: int, *, groups: Any = None, n_gr
     """:func:`conjugate_task_estimate` of all tasks, then of each group 0 .. n_groups-1 (agents).
 
     One set of draws serves every estimate: the tasks' posteriors are independent, so the
-    draws of a group's tasks are exact draws for that group, and Dirichlet(1, ..., 1) weights
-    restricted to a group and renormalised are Dirichlet(1, ..., 1) over the group. Drawing
-    once instead of once more per group halves the work (the draws are what costs).
+    draws of a group's tasks are exact draws for that group. Drawing once instead of once more
+    per group halves the work (the draws are what costs).
     """
     n, c, max_attempts, with_k, identified = _counts(n, c, k)
     g = np.zeros(n.size, dtype=np.int64) if groups is None else np.asarray(groups, dtype=np.int64).ravel()
     if g.size != n.size or (groups is not None and g.size and not 0 <= g.min() <= g.max() < n_groups):
         raise ConfigError(f"groups must be one index in 0 .. n_groups-1 per task, got {g.size} "
                          f"for {n.size} tasks and n_groups={n_groups}")
-    method = (f"independent per-task Beta({a:g}, {b:g}) posteriors: exact means, "
-              f"{level * 100:g}% intervals by seeded Monte Carlo ({draws} draws); new task: "
-              "Bayesian bootstrap over tasks")
+    method = (f"independent per-task Beta({a:g}, {b:g}) posteriors (flat, not pooled): exact "
+              f"means, {level * 100:g}% intervals by seeded Monte Carlo ({draws} draws); "
+              f"{NEW_TASK_METHOD}")
     selections = [np.ones(n.size, dtype=bool)] + [g == i for i in range(n_groups)]
     out = []
     for sel in selections:
         n_sel, c_sel, most, enough, ok = _counts(n[sel], c[sel], k)
-        ub_at, ub_pw = _mean_unbiased(n_sel, c_sel, k)
+        ub_at, ub_pw = mean_unbiased(n_sel, c_sel, k)
         out.append(TaskEstimate.empty(tasks=n_sel.size, tasks_with_k=enough, max_attempts=most,
                                       identified=ok, method=method, unbiased_pass_at_k=ub_at,
                                       unbiased_pass_pow_k=ub_pw))
@@ -340,7 +431,7 @@ def conjugate_task_estimates(n: Any, c: Any, k: int, *, groups: Any = None, n_gr
     post_a, post_b = a + c, b + (n - c)
     task_at = est.beta_pass_at_k_mean(post_a, post_b, k)
     task_pw = est.beta_pass_pow_k_mean(post_a, post_b, k)
-    # per draw and group: sums over the group's tasks of at, pw, e*at, e*pw and e (Exp(1) weights)
+    # per draw and group: sums over the group's tasks of at and pw
     sums = _group_draw_sums(post_a, post_b, g, n_groups, k, draws, seed)
     tail = (1.0 - level) / 2.0
     q = [tail, 1.0 - tail]
@@ -350,38 +441,35 @@ def conjugate_task_estimates(n: Any, c: Any, k: int, *, groups: Any = None, n_gr
         s = sums.sum(axis=1) if j == 0 else sums[:, j - 1]
         tasks = int(sel.sum())
         s_at, s_pw = np.quantile(s[:, 0] / tasks, q), np.quantile(s[:, 1] / tasks, q)
-        n_at, n_pw = np.quantile(s[:, 2] / s[:, 4], q), np.quantile(s[:, 3] / s[:, 4], q)
         mean_at, mean_pw = float(np.mean(task_at[sel])), float(np.mean(task_pw[sel]))
+        new = new_task_estimate(n[sel], c[sel], k, level=level, draws=draws, seed=seed)
+        new.pop("tasks")
         out[j] = dataclasses.replace(
             out[j],
             task_pass_at_k=mean_at, task_pass_at_k_low=float(s_at[0]), task_pass_at_k_high=float(s_at[1]),
             task_pass_pow_k=mean_pw, task_pass_pow_k_low=float(s_pw[0]), task_pass_pow_k_high=float(s_pw[1]),
-            new_task_pass_at_k=mean_at, new_task_pass_at_k_low=float(n_at[0]),
-            new_task_pass_at_k_high=float(n_at[1]), new_task_pass_pow_k=mean_pw,
-            new_task_pass_pow_k_low=float(n_pw[0]), new_task_pass_pow_k_high=float(n_pw[1]),
-        )
+            **new)
     return out
 
 
 def _group_draw_sums(post_a: np.ndarray, post_b: np.ndarray, groups: np.ndarray, n_groups: int,
                      k: int, draws: int, seed: int | None) -> np.ndarray:
-    """(draws, max(n_groups, 1), 5): per draw and group, the sums over the group's tasks of
-    1-(1-p)^k, p^k, e 1-(1-p)^k, e p^k and e, with p ~ Beta(post_a, post_b) and e ~ Exp(1) per
-    task. Drawn in blocks of rows of about ``_TASK_CHUNK`` numbers (a few MB: memory and cache)."""
+    """(draws, max(n_groups, 1), 2): per draw and group, the sums over the group's tasks of
+    1-(1-p)^k and p^k with p ~ Beta(post_a, post_b) per task. Drawn in blocks of rows of about
+    ``_TASK_CHUNK`` numbers (a few MB: memory and cache)."""
     order = np.argsort(groups, kind="stable")
     post_a, post_b, groups = post_a[order], post_b[order], groups[order]
     present, starts = np.unique(groups, return_index=True)
-    out = np.zeros((draws, max(n_groups, 1), 5))
+    out = np.zeros((draws, max(n_groups, 1), 2))
     rng = np.random.default_rng(seed)
     rows = max(1, _TASK_CHUNK // post_a.size)
     for start in range(0, draws, rows):
         m = min(rows, draws - start)
         p = rng.beta(post_a, post_b, size=(m, post_a.size))
-        e = rng.standard_exponential(size=p.shape)
         # plain powers: absolute error ~1e-16, far below the Monte Carlo error, and several
         # times cheaper than _map_k's log1p / expm1 (which keeps tiny values' relative accuracy)
         at, pw = 1.0 - (1.0 - p) ** k, p ** k
-        for j, x in enumerate((at, pw, e * at, e * pw, e)):
+        for j, x in enumerate((at, pw)):
             out[start:start + m, present, j] = np.add.reduceat(x, starts, axis=1)
     return out
 
@@ -397,29 +485,37 @@ def _estimator_table(n: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, np.
     return at, pw, where
 
 
+#: Pseudo-successes and pseudo-failures added to each task's rate in the frequentist suite's-task
+#: resampling (chosen by simulation, README "Estimators by simulation": 0 gives tasks at 0/n or
+#: n/n no spread and covers 0.86-0.93; 0.5 (Jeffreys) over-covers (0.98-0.99) where many tasks
+#: really always fail or succeed; 0.2 covers 0.93-0.98 on both generators).
+SMOOTHING = 0.2
+
+
 def frequentist_task_estimate(n: Any, c: Any, k: int, *, level: float = 0.95,
                               bootstrap: int = 2000, seed: int | None = 42) -> TaskEstimate:
-    """Task level from the unbiased estimators, with seeded percentile-bootstrap intervals.
+    """Task level from the unbiased estimators, with seeded parametric-bootstrap intervals.
 
     Point estimates: the mean over tasks with at least k complete attempts of 1 - C(n-c,k)/C(n,k)
     (Chen et al. 2021) and C(c,k)/C(n,k) (Yao et al. 2024, tau-bench); unbiased for the suite's
-    tasks (those tasks). Intervals (Efron & Tibshirani 1993, percentile method, ``bootstrap``
-    resamples): for the suite's tasks, each task's attempts are resampled (c*_t ~ Binomial(n_t,
-    c_t/n_t), the tasks held fixed, and the resamples shifted to centre on the estimate, since
-    they centre on the plug-in p_t^k); for a new task, the tasks are resampled with replacement.
-    Tasks with fewer than k attempts cannot enter these estimators and are left out
-    (``tasks_with_k`` says how many remain). Limits: with few tasks the bootstrap under-covers,
-    and a task whose attempts all succeeded (or all failed) adds no spread to the suite's-task
-    interval; the Bayesian modes have neither problem.
+    tasks (those tasks). Suite's-task interval (the tasks held fixed): each task's attempts are
+    redrawn, c*_t ~ Binomial(n_t, (c_t + s)/(n_t + 2 s)) with s = :data:`SMOOTHING` (a task seen
+    at 0/n or n/n may still have a rate inside (0, 1): the plug-in c_t/n_t would give it no
+    spread and the interval would under-cover), the resampled means shifted to centre on the
+    estimate (percentile interval, Efron & Tibshirani 1993). New task: the percentile bootstrap
+    over tasks of the same per-task estimates (:func:`agenteval.statistical.new_task.new_task_estimate`,
+    the estimator every mode uses). Tasks with fewer than k attempts cannot enter these
+    estimators and are left out (``tasks_with_k`` says how many remain).
 
     >>> r = frequentist_task_estimate([4, 3], [1, 3], 3)
     >>> round(r.task_pass_at_k, 4), r.task_pass_pow_k
     (0.875, 0.5)
     """
     n, c, max_attempts, with_k, identified = _counts(n, c, k)
-    method = (f"mean of unbiased estimators over tasks with >= {k} attempts; {level * 100:g}% "
-              f"percentile bootstrap ({bootstrap} seeded resamples: attempts within tasks for the "
-              "suite's tasks, tasks for a new task)")
+    method = (f"mean of unbiased estimators over tasks with >= {k} attempts; suite's tasks: "
+              f"{level * 100:g}% percentile interval of {bootstrap} seeded redraws of each task's "
+              f"attempts at its rate smoothed by {SMOOTHING:g} pseudo-counts; new task: "
+              "percentile bootstrap over tasks")
     ok = n >= k
     if not ok.any():
         return TaskEstimate.empty(tasks=n.size, tasks_with_k=0, max_attempts=max_attempts,
@@ -427,38 +523,31 @@ def frequentist_task_estimate(n: Any, c: Any, k: int, *, level: float = 0.95,
     n, c = n[ok], c[ok]
     at, pw = _unbiased(n, c, k)
     table_at, table_pw, where = _estimator_table(n, k)
-    rng = np.random.default_rng(seed)
+    ss = np.random.SeedSequence(seed).spawn(2)
+    rng = np.random.default_rng(ss[0])
     t = n.size
     tail = (1.0 - level) / 2.0
     q = [tail, 1.0 - tail]
     suite_at, suite_pw = np.zeros(bootstrap), np.zeros(bootstrap)
-    new_at, new_pw = np.zeros(bootstrap), np.zeros(bootstrap)
+    rate = (c + SMOOTHING) / (n + 2.0 * SMOOTHING)
     step = max(1, _CHUNK // bootstrap)
     for start in range(0, t, step):
         sl = slice(start, min(start + step, t))
-        cs = rng.binomial(n[sl].astype(np.int64), c[sl] / n[sl], size=(bootstrap, n[sl].size))
+        cs = rng.binomial(n[sl].astype(np.int64), rate[sl], size=(bootstrap, n[sl].size))
         idx = where[sl] + cs
         suite_at += table_at[idx].sum(axis=1)
         suite_pw += table_pw[idx].sum(axis=1)
-    picks = rng.integers(0, t, size=(bootstrap, t)) if t * bootstrap <= _CHUNK else None
-    if picks is not None:
-        new_at, new_pw = at[picks].mean(axis=1), pw[picks].mean(axis=1)
-    else:
-        for row in range(bootstrap):
-            pick = rng.integers(0, t, size=t)
-            new_at[row], new_pw[row] = at[pick].mean(), pw[pick].mean()
     m_at, m_pw = float(at.mean()), float(pw.mean())
-    # attempts resampled from c_t/n_t centre on the plug-in p_t^k, not on the unbiased value:
-    # shift the resamples to the estimate (bias-corrected percentile), keep them in [0, 1]
+    # redraws centre on the smoothed rates' p^k, not on the estimate: shift them to the
+    # estimate (bias-corrected percentile), keep them in [0, 1]
     s_at = np.clip(np.quantile(suite_at / t - np.mean(suite_at / t) + m_at, q), 0.0, 1.0)
     s_pw = np.clip(np.quantile(suite_pw / t - np.mean(suite_pw / t) + m_pw, q), 0.0, 1.0)
-    n_at, n_pw = np.quantile(new_at, q), np.quantile(new_pw, q)
+    new = new_task_estimate(n, c, k, level=level, draws=bootstrap,
+                            seed=int(ss[1].generate_state(1)[0]), bayesian=False)
+    new.pop("tasks")
     return TaskEstimate(
         tasks=int(ok.size), tasks_with_k=with_k, max_attempts=max_attempts, identified=identified,
         task_pass_at_k=m_at, task_pass_at_k_low=float(s_at[0]), task_pass_at_k_high=float(s_at[1]),
         task_pass_pow_k=m_pw, task_pass_pow_k_low=float(s_pw[0]), task_pass_pow_k_high=float(s_pw[1]),
-        new_task_pass_at_k=m_at, new_task_pass_at_k_low=float(n_at[0]),
-        new_task_pass_at_k_high=float(n_at[1]), new_task_pass_pow_k=m_pw,
-        new_task_pass_pow_k_low=float(n_pw[0]), new_task_pass_pow_k_high=float(n_pw[1]),
-        unbiased_pass_at_k=m_at, unbiased_pass_pow_k=m_pw, method=method,
+        **new, unbiased_pass_at_k=m_at, unbiased_pass_pow_k=m_pw, method=method,
     )

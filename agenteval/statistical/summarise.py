@@ -88,7 +88,9 @@ def fit_all(counts: SuiteCounts, mode: Any) -> Fits:
     if not _fitted(mode) or counts.size == 0:
         return Fits()
     names = list(counts.agents)
-    conv = mode.fit(counts.n, counts.c, groups=[names[a] for a in counts.agent.tolist()])
+    # per conversation only where the mode pools conversations (and the data can inform it)
+    conv = mode.conversation_fit(counts.n, counts.c,
+                                 groups=[names[a] for a in counts.agent.tolist()])
     tasks = counts.tasks
     task = (mode.fit(tasks.n, tasks.c, groups=[names[a] for a in tasks.agent.tolist()])
             if tasks.size else None)

@@ -30,7 +30,7 @@ def test_hierarchical_mode_prints_diagnostics_and_writes_posterior(
 
 def test_empirical_bayes_mode_and_flag_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", str(DEMO), "--k", "3", "--mode", "empirical-bayes"]) == 0
-    assert "empirical Bayes, optimiser converged" in capsys.readouterr().out
+    assert "(mu, kappa) posterior by 2-D grid quadrature" in capsys.readouterr().out
     assert main(["run", str(DEMO), "--k", "3", "--mode", "bayesian", "--chains", "2"]) == 2
     assert "--chains applies to --mode hierarchical" in capsys.readouterr().err
 

@@ -80,8 +80,10 @@ def test_suite_and_per_task_use_given_outcomes():
         assert row.unbiased_pass_at_k == pytest.approx(
             np.mean([1 - comb(4 - x, k) / comb(4, k) for x in c]))
         assert row.fully_correct == sum(c) and row.complete == 20
-        bayes = Agentic.run(data, k=k, statistical_mode=BayesianMode()).summary().rows[0]
-        # per-task conjugate posteriors Beta(1 + c, 1 + n - c): E[p^k] = B(1+c+k, 1+n-c)/B(1+c, 1+n-c)
+        bayes = Agentic.run(data, k=k, statistical_mode=BayesianMode(method="conjugate")
+                            ).summary().rows[0]
+        # the flat prior by name, per-task posteriors Beta(1 + c, 1 + n - c):
+        # E[p^k] = B(1+c+k, 1+n-c)/B(1+c, 1+n-c)
         want = np.mean([np.exp(betaln(1 + x + k, 5 - x) - betaln(1 + x, 5 - x)) for x in c])
         assert bayes.task_pass_pow_k == pytest.approx(want, rel=1e-9)
     loose = Agentic.run(data, k=1, outcome_threshold=0.5).summary().rows[0]

@@ -47,3 +47,17 @@ def test_draws_are_seeded_and_reproducible() -> None:
     assert not np.array_equal(one.posterior["p_task"], other.posterior["p_task"])
     few = posterior_draws(t, BayesianMode(), 2, Fits(), max_conversations=5)
     assert "p_conversation" not in few.posterior and "p_conversation" in one.posterior
+
+
+def test_blocked_group_means_are_the_suite_functions() -> None:
+    from agenteval.statistical import suite
+    from agenteval.statistical.draws import _group_power_draws
+
+    rng = np.random.default_rng(0)
+    p = rng.beta(2, 3, size=(700, 9))
+    groups = np.array([0, 2, 0, 1, 2, 2, 0, 1, 2])
+    for seed in (None, 11):
+        want = suite.group_power_draws(p, groups, 4, 3, bootstrap_seed=seed)
+        got = _group_power_draws(p, groups, 4, 3, bootstrap_seed=seed)
+        for key in want:
+            assert np.allclose(got[key], want[key], rtol=1e-12, atol=1e-15, equal_nan=True)

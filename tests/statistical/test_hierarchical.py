@@ -16,7 +16,7 @@ from scipy import integrate, special, stats
 
 from agenteval.errors import ConfigError
 from agenteval.statistical import hierarchical as hier
-from agenteval.statistical.modes import BayesianMode
+from agenteval.statistical.modes import BayesianMode, UninformativeFitWarning
 
 MU, KAPPA, K = 0.65, 6.0, 3
 
@@ -67,7 +67,10 @@ def test_empirical_bayes_intervals_are_calibrated() -> None:
     se = math.sqrt(0.95 * 0.05 / reps)
     assert abs(cover_mu / reps - 0.95) < 4 * se
     assert abs(cover_pw / reps - 0.95) < 4 * se
-    assert abs(cover_p / units - 0.95) < 0.02
+    # per-unit intervals at a fixed (mu, kappa): the exact hyperposterior (checked against an
+    # independent grid in test_beta_binomial) covers 0.93 here, a property of the Bayesian
+    # interval at one fixed truth (the hyperprior pulls kappa up a little), not of sampling noise
+    assert abs(cover_p / units - 0.95) < 0.03
 
 
 @pytest.fixture(scope="module")
@@ -158,9 +161,12 @@ def test_hierarchical_mode_end_to_end_reports_diagnostics() -> None:
                                  {"qa_id": "q", "query": "q?", "ground_truth_assistant": "8",
                                   "assistant": "8" if rng.random() < p else "9"}]})
     mode = BayesianMode(method="hierarchical", draws=400, tune=400, chains=2)
-    results = Agentic.run(data, k=2, statistical_mode=mode)
-    summary = results.summary()
-    assert [d["level"] for d in summary.diagnostics] == ["conversations", "tasks"]
+    # one interaction per conversation: the per-conversation model has no information on its
+    # spread, so it is not fitted (issue 17, item 7) and a warning says so; the task level is
+    with pytest.warns(UninformativeFitWarning, match="per-conversation hierarchical model"):
+        results = Agentic.run(data, k=2, statistical_mode=mode)
+        summary = results.summary()
+    assert [d["level"] for d in summary.diagnostics] == ["tasks"]
     assert all("r_hat_max" in d for d in summary.diagnostics)
     assert "max r_hat" in summary.to_text()
     rows = {r.group: r for r in summary.rows}

@@ -66,10 +66,14 @@ def test_conjugate_task_means_against_quadrature(k: int) -> None:
     mean_pw = (draws ** k).mean(axis=1)
     assert (r.task_pass_pow_k_low, r.task_pass_pow_k_high) == pytest.approx(
         tuple(np.quantile(mean_pw, [0.025, 0.975])), abs=0.01)
-    w = np.random.default_rng(5).dirichlet(np.ones(len(TASKS)), size=40000)
-    new_pw = (w * draws ** k).sum(axis=1)
+    # new task: the one estimator of every mode (no task prior): the mean of the per-task
+    # unbiased estimates over tasks with >= k attempts, Bayesian bootstrap over those tasks
+    ok = [(n, c) for n, c in TASKS if n >= k]
+    u = np.array([_subset_mean(n, c, k, True) for n, c in ok])
+    w = np.random.default_rng(5).dirichlet(np.ones(len(ok)), size=40000)
+    assert r.new_task_pass_pow_k == pytest.approx(u.mean(), rel=1e-12)
     assert (r.new_task_pass_pow_k_low, r.new_task_pass_pow_k_high) == pytest.approx(
-        tuple(np.quantile(new_pw, [0.025, 0.975])), abs=0.015)
+        tuple(np.quantile(w @ u, [0.025, 0.975])), abs=0.015)
 
 
 def test_conjugate_task_estimate_is_seeded() -> None:
@@ -223,9 +227,10 @@ def test_grouped_conjugate_task_estimates_against_independent_monte_carlo_per_gr
         suite_at = (1 - (1 - draws) ** k).mean(axis=1)
         assert (r.task_pass_at_k_low, r.task_pass_at_k_high) == pytest.approx(
             tuple(np.quantile(suite_at, [0.025, 0.975])), abs=0.012)
-        w = np.random.default_rng(5).dirichlet(np.ones(len(tasks)), size=40000)
-        new_pw = (w * draws ** k).sum(axis=1)
+        # new task: Bayesian bootstrap of the per-task unbiased estimates (tasks with n >= k)
+        u = np.array([_subset_mean(nt, ct, k, True) for nt, ct in tasks if nt >= k])
+        w = np.random.default_rng(5).dirichlet(np.ones(u.size), size=40000)
         assert (r.new_task_pass_pow_k_low, r.new_task_pass_pow_k_high) == pytest.approx(
-            tuple(np.quantile(new_pw, [0.025, 0.975])), abs=0.015)
+            tuple(np.quantile(w @ u, [0.025, 0.975])), abs=0.015)
     with pytest.raises(ConfigError, match="groups"):
         suite.conjugate_task_estimates(n, c, k, groups=g, n_groups=3)

@@ -80,7 +80,7 @@ def _task_suite() -> tuple:
 
 def test_task_level_unbiased_and_conjugate_means() -> None:
     t, a_tasks, b_tasks = _task_suite()
-    values = summarise(t, BayesianMode(), K)
+    values = summarise(t, BayesianMode(method="conjugate"), K)
     rows = {r["group"]: r for r in values.rows}
     assert list(rows) == ["all", "a", "b"]
     for name, tasks in (("a", a_tasks), ("b", b_tasks)):
@@ -90,7 +90,7 @@ def test_task_level_unbiased_and_conjugate_means() -> None:
         ub_at = np.mean([1 - comb(n - c, K) / comb(n, K) for n, c in tasks.values()])
         assert r["unbiased_pass_pow_k"] == pytest.approx(ub_pow, abs=1e-12)
         assert r["unbiased_pass_at_k"] == pytest.approx(ub_at, abs=1e-12)
-        # default conjugate task level: per task Beta(1 + c, 1 + n - c), mean over tasks
+        # the flat prior by name: per task Beta(1 + c, 1 + n - c), mean over tasks
         pw = np.mean([_pow_mean(1 + c, 1 + n - c, K) for n, c in tasks.values()])
         assert r["task_pass_pow_k"] == pytest.approx(pw, abs=1e-12)
         assert r["pass_pow_k"] == r["task_pass_pow_k"]       # the headline is task-level
