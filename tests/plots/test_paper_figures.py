@@ -16,7 +16,8 @@ FIGURES = ["plot_pass_posterior", "plot_forest", "plot_shrinkage", "plot_prior_p
 
 @pytest.fixture(scope="module")
 def runs():
-    return {"conjugate": Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode(), progress=False),
+    return {"conjugate": Agentic.run(str(DEMO), k=3, progress=False,
+                                     statistical_mode=BayesianMode(method="conjugate")),
             "eb": Agentic.run(str(DEMO), k=3, progress=False,
                               statistical_mode=BayesianMode(method="empirical_bayes"))}
 
