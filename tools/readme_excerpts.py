@@ -10,7 +10,7 @@ Every source runs once (the demo run, ``agenteval run data/agentic_demo.jsonl --
 bayesian --out DIR``, as ``make demo``; ``out/demo`` with ``--screenshot``); nothing is typed in by hand, so a change of the
 code's numbers (a new estimator default) shows up as a difference.
 
-    python tools/readme_excerpts.py            # rewrite README.md, docs/img/demo_pass_posterior.png
+    python tools/readme_excerpts.py            # rewrite README.md, docs/img/demo_pass_posterior*.png
                                                # and (with pdflatex) docs/img/summary_table.png
     python tools/readme_excerpts.py --check    # exit 1 and show the differences (the test's check)
     python tools/readme_excerpts.py --screenshot   # also docs/img/report.png (headless Chromium)
@@ -36,6 +36,7 @@ README = REPO / "README.md"
 FIGURE = REPO / "docs" / "img" / "demo_pass_posterior.png"
 SCREENSHOT = REPO / "docs" / "img" / "report.png"
 TABLE = REPO / "docs" / "img" / "summary_table.png"
+COLUMN_FIGURE = REPO / "docs" / "img" / "demo_pass_posterior_column.png"
 DEMO = ["run", "data/agentic_demo.jsonl", "--k", "3", "--mode", "bayesian"]
 """The demo run of ``make demo`` (``--out`` is added: a temporary folder)."""
 
@@ -130,6 +131,18 @@ def differences(old: str, new: str) -> str:
                                         "README.md (committed)", "README.md (code prints)"))
 
 
+def column_figure(out: Path, png: Path) -> None:
+    """The same posterior figure at a paper's column width (3.3 in), from the run's stored
+    results (reloaded, nothing sampled)."""
+    code = ("import sys, matplotlib; matplotlib.use('Agg'); import agenteval; "
+            "from agenteval import plots; r = agenteval.load_results(sys.argv[1]); "
+            "fig = plots.plot_pass_posterior(r, width='column'); "
+            "plots.export(fig, sys.argv[2], formats=('png',), dpi=200)")
+    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    subprocess.run([sys.executable, "-c", code, str(out), str(png.with_suffix(""))], check=True,
+                   cwd=REPO, env=env, timeout=300)
+
+
 def table_png(tex: Path, png: Path) -> bool:
     """The run's summary.tex compiled with pdflatex + booktabs at a two-column paper's text width
     (6.9 in), as a cropped PNG; False (and nothing written) without a TeX installation."""
@@ -180,7 +193,8 @@ def main(argv: list[str] | None = None) -> int:
         if new != old:
             README.write_text(new, encoding="utf-8")
         shutil.copyfile(out / "figures" / "pass_posterior.png", FIGURE)
-        wrote = [FIGURE] + ([TABLE] if table_png(out / "summary.tex", TABLE) else [])
+        column_figure(out, COLUMN_FIGURE)
+        wrote = [FIGURE, COLUMN_FIGURE] + ([TABLE] if table_png(out / "summary.tex", TABLE) else [])
         if args.screenshot:
             screenshot(out / "report.html")
         wrote += [SCREENSHOT] if args.screenshot else []
