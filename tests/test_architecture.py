@@ -340,8 +340,9 @@ PINNED_ALL: dict[str, list[str]] = {
         "mode_spec",
     ],
     "agenteval.plots": [
-        "COLUMN", "FULL_WIDTH", "PALETTE", "agent_colours", "export", "figure_axes", "no_data",
-        "paper_style", "plot_coverage", "plot_difference", "plot_forest", "plot_pairwise",
+        "COLUMN", "FULL_WIDTH", "MATH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
+        "figure_axes", "figure_width", "interval_label", "legend_outside", "no_data",
+        "paper_style", "pass_label", "plot_coverage", "plot_difference", "plot_forest", "plot_pairwise",
         "plot_pass_posterior", "plot_power_curve", "plot_prior_posterior",
         "plot_prior_sensitivity", "plot_priors", "plot_rate_posteriors", "plot_shrinkage",
     ],
@@ -358,6 +359,9 @@ PINNED_ALL: dict[str, list[str]] = {
     "agenteval.present.text": [
         "comparison_lines", "diagnostics_line", "format_count", "format_interval",
         "format_number", "format_prob", "interval_kind", "is_missing", "summary_text",
+    ],
+    "agenteval.present.tables": [
+        "TABLES", "escape_latex", "escape_markdown", "table_latex", "table_markdown",
     ],
     "agenteval.present.rag": [
         "precision_case_html", "recall_case_html", "report_html", "results_html", "summary_html",

@@ -159,6 +159,20 @@ class SuiteSummary(BaseModel):
 
         return summary_text(self)
 
+    def to_latex(self, what: str = "summary", **options: Any) -> str:
+        """A booktabs table for a paper: 'summary', 'comparisons', 'ranking' or 'quality'
+        (options: ``intervals='brackets'|'subsup'``, caption, label, environment; see
+        :mod:`agenteval.present.tables`)."""
+        from agenteval.present.tables import table_latex
+
+        return table_latex(self, what, **options)
+
+    def to_markdown(self, what: str = "summary", **options: Any) -> str:
+        """The same tables as Markdown (GFM pipe tables), caption above."""
+        from agenteval.present.tables import table_markdown
+
+        return table_markdown(self, what, **options)
+
     def _repr_html_(self) -> str:
         from agenteval.present.html import summary_html
 

@@ -40,10 +40,10 @@ AGENTIC_FILES = ("conversations.csv", "interactions.csv", "summary.csv", "qualit
                  "comparisons.csv", "ranking.csv", "graders.csv", "grader_checks.csv",
                  "calibration.csv", "calibration_agreement.csv",
                  "calibration_disagreements.csv", "calibration_comparisons.csv",
-                 "posterior.nc", "report.html", RESULTS_FILE)
+                 "summary.tex", "comparisons.tex", "posterior.nc", "report.html", RESULTS_FILE)
 """Every top-level file an agentic run can write (which ones depends on the mode, the agents,
 the graders and the labels)."""
-FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_posterior")
+FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_pull", "prior_posterior")
 """The posterior figures of the Bayesian modes, each as ``figures/<name>.<format>``."""
 FIGURE_FORMATS = ("png", "pdf", "svg")
 DEFAULT_FIGURES = ("png",)
@@ -185,6 +185,10 @@ def _write_json(path: Path, data: Any) -> None:
         fh.write("\n")
 
 
+def _write_text(text: str, path: Path) -> None:
+    path.write_text(text, encoding="utf-8")
+
+
 def _csv(frame: Any, path: Path, **kwargs: Any) -> None:
     """A CSV file whose cells cannot start a spreadsheet formula (``_util.sanitize``)."""
     from agenteval._util.sanitize import csv_frame
@@ -196,8 +200,8 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
          max_conversations: int | None = None,
          figures: Sequence[str] = DEFAULT_FIGURES) -> list[Path]:
     """Write what ``agenteval run --out OUT`` writes: conversations.csv, interactions.csv,
-    summary.csv, quality.csv (with several agents also comparisons.csv and ranking.csv; with
-    graders graders.csv and grader_checks.csv), results.json, report.html and, in the Bayesian
+    summary.csv, quality.csv, summary.tex (with several agents also comparisons.csv, ranking.csv
+    and comparisons.tex; with graders graders.csv and grader_checks.csv), results.json, report.html and, in the Bayesian
     modes, posterior.nc and the figures in ``figures/`` (``figures``: their formats, any of
     png, pdf, svg; the report embeds the PNG ones). Returns the files written.
 
@@ -226,6 +230,9 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         if summary.comparisons:
             _csv(summary.comparisons_dataframe(), stage.path("comparisons.csv"), index=False)
             _csv(summary.ranking_dataframe(), stage.path("ranking.csv"), index=False)
+        _write_text(summary.to_latex(), stage.path("summary.tex"))  # paper tables (booktabs)
+        if summary.comparisons:
+            _write_text(summary.to_latex("comparisons"), stage.path("comparisons.tex"))
         _write_graders(results, stage)
         _write_calibration(results, stage)
         if results.settings.mode.get_result_type() == "distribution":
@@ -300,6 +307,8 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
         figures["prior_posterior"] = plots.plot_prior_posterior
     for stem, draw in figures.items():
         fig = draw(results)
+        if stem == "shrinkage" and not fig.agenteval_values["pooled"]:
+            stem = "prior_pull"  # nothing pooled: the move is the prior's pull, named so
         for ext in formats:
             stage.path(f"figures/{stem}.{ext}")
         plots.export(fig, stage.root / "figures" / stem, formats=formats, dpi=150,
