@@ -1,8 +1,10 @@
-"""Compat path: the comparison, ranking and quality rows lives in :mod:`agenteval.results.comparisons` now;
-``agenteval.comparisons`` is that same module.
+"""Compat path: ``agenteval.comparisons`` is :mod:`agenteval.results.comparisons`
+(the same module object):
+the comparison, ranking and quality rows.
 
-Kept so documented imports (``from agenteval.comparisons import ...``) keep working. The module replaces
-itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+Kept so documented imports (``from agenteval.comparisons import ...``) keep working. The module
+replaces itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach
+the real code.
 """
 
 import sys

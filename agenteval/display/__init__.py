@@ -1,8 +1,9 @@
-"""Compat path: the notebook HTML of results lives in :mod:`agenteval.present.html` now;
-``agenteval.display`` is that same module.
+"""Compat path: ``agenteval.display`` is :mod:`agenteval.present.html` (the same module object):
+the notebook HTML of results.
 
-Kept so documented imports (``from agenteval.display import ...``) keep working. The module replaces
-itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+Kept so documented imports (``from agenteval.display import ...``) keep working. The module
+replaces itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach
+the real code.
 """
 
 import sys

@@ -1,8 +1,10 @@
-"""Compat path: the grouping of judge failures lives in :mod:`agenteval.results.failures` now;
-``agenteval.failures`` is that same module.
+"""Compat path: ``agenteval.failures`` is :mod:`agenteval.results.failures`
+(the same module object):
+the grouping of judge failures.
 
-Kept so documented imports (``from agenteval.failures import ...``) keep working. The module replaces
-itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+Kept so documented imports (``from agenteval.failures import ...``) keep working. The module
+replaces itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach
+the real code.
 """
 
 import sys

@@ -1,8 +1,9 @@
-"""Compat path: the RAG result containers lives in :mod:`agenteval.results.rag` now;
-``agenteval.rag_results`` is that same module.
+"""Compat path: ``agenteval.rag_results`` is :mod:`agenteval.results.rag` (the same module object):
+the RAG result containers.
 
-Kept so documented imports (``from agenteval.rag_results import ...``) keep working. The module replaces
-itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+Kept so documented imports (``from agenteval.rag_results import ...``) keep working. The module
+replaces itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach
+the real code.
 """
 
 import sys

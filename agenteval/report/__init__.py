@@ -1,8 +1,9 @@
-"""Compat path: the self-contained HTML report lives in :mod:`agenteval.present.report` now;
-``agenteval.report`` is that same module.
+"""Compat path: ``agenteval.report`` is :mod:`agenteval.present.report` (the same module object):
+the self-contained HTML report.
 
-Kept so documented imports (``from agenteval.report import ...``) keep working. The module replaces
-itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+Kept so documented imports (``from agenteval.report import ...``) keep working. The module
+replaces itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach
+the real code.
 """
 
 import sys

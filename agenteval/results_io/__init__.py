@@ -1,8 +1,9 @@
-"""Compat path: saving and loading results (manifest, load_results) lives in :mod:`agenteval.results.io` now;
-``agenteval.results_io`` is that same module.
+"""Compat path: ``agenteval.results_io`` is :mod:`agenteval.results.io` (the same module object):
+saving and loading results (manifest, load_results).
 
-Kept so documented imports (``from agenteval.results_io import ...``) keep working. The module replaces
-itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+Kept so documented imports (``from agenteval.results_io import ...``) keep working. The module
+replaces itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach
+the real code.
 """
 
 import sys

@@ -1,8 +1,9 @@
-"""Compat path: the prior-sensitivity explorer lives in :mod:`agenteval.present.widgets` now;
-``agenteval.widgets`` is that same module.
+"""Compat path: ``agenteval.widgets`` is :mod:`agenteval.present.widgets` (the same module object):
+the prior-sensitivity explorer.
 
-Kept so documented imports (``from agenteval.widgets import ...``) keep working. The module replaces
-itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach the real code.
+Kept so documented imports (``from agenteval.widgets import ...``) keep working. The module
+replaces itself in ``sys.modules``, so attributes set on it (tests' monkeypatches) reach
+the real code.
 """
 
 import sys
