@@ -3,8 +3,10 @@
     AgentEvalError (ValueError)        anything a user can cause
     ├── DataError                      bad input data: names file, line and field
     ├── ConfigError                    bad argument or option (k < 1, threshold outside [0, 1] ...)
-    └── JudgeError                     a judge call failed and the run was asked to be strict
-        └── JudgeKeyRefused            the judge endpoint refused the API key (HTTP 401/403)
+    ├── JudgeError                     a judge call failed and the run was asked to be strict
+    │   └── JudgeKeyRefused            the judge endpoint refused the API key (HTTP 401/403)
+    └── OutputError                    an output could not be written (disk full, no permission,
+                                       a symbolic link in the way): names the file; exit 1
 
 The CLI and the magic print these as one line (the CLI exits with the class's ``exit_code``: 2
 for bad input or usage, 1 for a judge that failed); anything else is a bug and keeps its
@@ -58,6 +60,13 @@ class JudgeKeyRefused(JudgeError):
 
     exit_code = 2
     """A wrong or missing key is a usage error."""
+
+
+class OutputError(AgentEvalError):
+    """An output file could not be written; the message names it. Not bad input: the CLI exits
+    1 for it (2 is for bad input or usage), and the previous run's files stay as they were."""
+
+    exit_code = 1
 
 
 def check_k(k: object) -> int:

@@ -2,8 +2,9 @@
 
 The magic has no logic of its own: its options are the ``agenteval run`` parser (built by the
 CLI's own ``add_parser``, so every flag the CLI gains works here too) plus ``-o NAME``, and it
-calls the CLI's ``evaluate_args`` (the same checks, selection, judge and mode constructors, then
-``Agentic.run``, and ``--out`` files). What it adds is where the data comes from:
+calls the CLI's ``evaluate_args``: the same checks and judge and mode constructors, then the
+public API (``load_datasets``, ``agenteval.select``, ``Agentic.run``, ``results.save`` for
+``--out``). What it adds is where the data comes from:
 
     %agentic_eval ../data/agentic_demo.jsonl --k 3 --mode bayesian    # a file
     %agentic_eval df --k 3 -o results                                  # a variable: DataFrame,

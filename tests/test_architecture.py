@@ -265,14 +265,14 @@ PINNED_ALL: dict[str, list[str]] = {
     "agenteval": [
         "AgentEvalError", "Agentic", "AgenticMetric", "AgenticResults", "Batch", "BayesianMode",
         "ConfigError", "ContextualPrecision", "ContextualRecall", "DataError", "Dataset",
-        "FrequentistMode", "JudgeError", "LLMJudge", "OfflineJudge", "Retriever",
+        "FrequentistMode", "JudgeError", "LLMJudge", "OfflineJudge", "OutputError", "Retriever",
         "ToolCorrectnessScore", "__version__", "load_datasets", "load_labels", "load_rag_cases",
-        "load_results", "pass_at_k", "pass_pow_k", "plan", "plan_labels",
+        "load_results", "pass_at_k", "pass_pow_k", "plan", "plan_labels", "select",
     ],
     "agenteval.core": [
         "DataFrameRetriever", "InspectLogRetriever", "JSONLRetriever", "JSONRetriever",
         "OpenAITraceRetriever", "Retriever", "TauBenchRetriever", "dataset_from_openai_messages",
-        "datasets_from_inspect_log", "datasets_from_taubench", "load_datasets",
+        "datasets_from_inspect_log", "datasets_from_taubench", "load_datasets", "select",
     ],
     "agenteval.core.base": [
         "Retriever", "Where", "check_unique", "error_message", "format_loc", "is_dataframe",
@@ -332,15 +332,17 @@ PINNED_ALL: dict[str, list[str]] = {
     ],
     "agenteval.results.io": [
         "MANIFEST_VERSION", "RESULTS_FILE", "build_manifest", "describe_call", "describe_source",
-        "load_results", "mode_from_spec", "mode_spec", "results_from_json",
+        "load_results", "mode_from_spec", "mode_spec", "results_from_json", "save",
     ],
     "agenteval.results.manifest": [
-        "LIBRARIES", "MANIFEST_VERSION", "build_manifest", "describe_call", "describe_source",
-        "judge_spec", "library_versions", "mode_from_spec", "mode_spec",
+        "LIBRARIES", "MANIFEST_VERSION", "build_manifest", "build_rag_manifest", "describe_call",
+        "describe_source", "judge_spec", "library_versions", "mode_classes", "mode_from_spec",
+        "mode_spec",
     ],
     "agenteval.plots": [
-        "COLUMN", "FULL_WIDTH", "PALETTE", "agent_colours", "export", "figure_axes", "no_data",
-        "paper_style", "plot_coverage", "plot_difference", "plot_forest", "plot_pairwise",
+        "COLUMN", "FULL_WIDTH", "MATH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
+        "figure_axes", "figure_width", "interval_label", "legend_outside", "no_data",
+        "paper_style", "pass_label", "plot_coverage", "plot_difference", "plot_forest", "plot_pairwise",
         "plot_pass_posterior", "plot_power_curve", "plot_prior_posterior",
         "plot_prior_sensitivity", "plot_priors", "plot_rate_posteriors", "plot_shrinkage",
     ],
@@ -349,7 +351,7 @@ PINNED_ALL: dict[str, list[str]] = {
     ],
     "agenteval.present.report": [
         "DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order", "find_figures",
-        "render_report", "write_report",
+        "page_head", "render_report", "write_report",
     ],
     "agenteval.present.widgets": [
         "PriorExplorer", "prior_explorer",
@@ -358,11 +360,25 @@ PINNED_ALL: dict[str, list[str]] = {
         "comparison_lines", "diagnostics_line", "format_count", "format_interval",
         "format_number", "format_prob", "interval_kind", "is_missing", "summary_text",
     ],
+    "agenteval.present.tables": [
+        "TABLES", "escape_latex", "escape_markdown", "table_latex", "table_markdown",
+    ],
     "agenteval.present.rag": [
-        "precision_case_html", "recall_case_html", "results_html", "summary_html", "summary_text",
+        "precision_case_html", "recall_case_html", "report_html", "results_html", "summary_html",
+        "summary_text",
     ],
     "agenteval._util.jsonsafe": [
         "json_safe", "restore_nan",
+    ],
+    "agenteval.core.selection": [
+        "select",
+    ],
+    "agenteval.results.write": [
+        "AGENTIC_FILES", "DEFAULT_FIGURES", "FIGURES", "FIGURE_FORMATS", "Staging",
+        "check_out_dir", "rag_files", "save", "save_rag", "write_netcdf",
+    ],
+    "agenteval._util.files": [
+        "check_no_link", "fsync_file", "output_error", "temporary_path", "write_atomic",
     ],
 }
 

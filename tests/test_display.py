@@ -171,7 +171,7 @@ def test_other_bayesian_fits_get_the_reported_intervals_not_a_conjugate_density(
     results = Agentic.run(str(DEMO), k=3, statistical_mode=BayesianMode(method="empirical_bayes"))
     fig = plot_rate_posteriors(results)
     ax = fig.axes[0]
-    assert ax.get_title().startswith("posterior means and 95% intervals")
+    assert ax.get_title().startswith("posterior means and 95% equal-tailed intervals")
     for container, row in zip(ax.containers, results.summary().rows):
         means = container.lines[0].get_xdata()
         assert np.allclose(means, [row.rate, row.pass_at_k, row.pass_pow_k])

@@ -248,9 +248,12 @@ def test_mode_spec_reads_settings_dataclasses_and_the_repr(monkeypatch: pytest.M
     mode = HolderMode(draws=300, chains=3, prior_mu=(2.5, 0.5))
     spec = json.loads(json.dumps(mode_spec(mode)))
     assert spec["params"] == {"draws": 300, "chains": 3, "prior_mu": [2.5, 0.5]}
-    assert spec["rebuilds_exactly"] is True
-    again = mode_from_spec(spec)
-    assert (again.sampler, again._mu) == (Sampler(300, 3), (2.5, 0.5))
+    # issue 18.1: a results file rebuilds only FrequentistMode / BayesianMode (an allow-list);
+    # any other class, even one found in agenteval.statistical.modes, is refused, so its spec
+    # says it does not rebuild and a reload uses the stored summary
+    assert spec["rebuilds_exactly"] is False
+    with pytest.raises(DataError, match="unknown statistical mode class 'agenteval.statistical"):
+        mode_from_spec(spec)
 
 
 def test_a_call_on_in_memory_data_is_described_without_the_data() -> None:

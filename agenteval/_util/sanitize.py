@@ -20,8 +20,10 @@ says through the one function for its medium, at the call site:
 * :func:`netcdf_text`: NUL (h5py refuses it in a string) and lone surrogates (not UTF-8) as
   ``\\uXXXX``, everything else unchanged.
 
-Figures need no function: ``agenteval.plots.paper_style`` turns matplotlib's mathtext off
-(``text.parse_math``), so ``$5 or $10`` is drawn as written. HTML is escaped by its writers.
+Figures: ``agenteval.plots.paper_style`` turns matplotlib's mathtext off (``text.parse_math``),
+so ``$5 or $10`` is drawn as written; only the library's own labels turn it back on, one text at a
+time (``agenteval.plots.MATH``), and data labels pass through :func:`terminal`
+(``agenteval.plots.data_label``). HTML is escaped by its writers.
 """
 
 from __future__ import annotations

@@ -7,10 +7,8 @@ explicit choice. Data files may carry rubric criteria (text) but never a command
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
-from agenteval._util.sanitize import csv_frame
 from agenteval.errors import ConfigError
 
 
@@ -58,16 +56,6 @@ def grader_options(args: argparse.Namespace) -> dict[str, Any]:
             "rubric_scale": getattr(args, "rubric_scale", "pass_fail"),
             "grader_outcome": getattr(args, "grader_outcome", None),
             "grader_concurrency": getattr(args, "grader_concurrency", 4)}
-
-
-def write_grader_outputs(results: Any, out: Path) -> None:
-    """graders.csv and grader_checks.csv in ``out`` when the run had graders."""
-    from agenteval.graders.summary import checks_dataframe, graders_dataframe
-
-    frame = graders_dataframe(results)
-    if len(frame):
-        csv_frame(frame).to_csv(out / "graders.csv", index=False)
-        csv_frame(checks_dataframe(results)).to_csv(out / "grader_checks.csv", index=False)
 
 
 def grader_text(results: Any) -> list[str]:

@@ -1,22 +1,23 @@
 """``agenteval rag precision|recall DATA``: score retrieval with the RAG metrics, print and write.
 
 Judge flags and the statistical mode are those of ``agenteval run`` (shared helpers in
-``agenteval.cli.run``); exit codes too: 0 ok, 2 bad input or usage, 1 when no case could be scored.
+``agenteval.cli.run``); exit codes too: 0 ok, 2 bad input or usage, 1 when no case could be scored
+or an output could not be written. ``--out`` writes what ``RagResults.save`` writes (the same
+writer, manifest and one-set rule as ``agenteval run --out``).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import sys
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from agenteval._util.sanitize import csv_frame, terminal
+from agenteval._util.sanitize import terminal
 from agenteval.cli.run import (FORMATS, add_judge_arguments, check_data_path, check_out_dir,
-                               make_judge, make_mode, print_results)
+                               make_judge, make_mode, print_results, record_command)
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -55,12 +56,15 @@ def rag_command(args: argparse.Namespace) -> int:
 
     check_data_path(args.data, what="RAG cases")
     if args.out is not None:
-        check_out_dir(args.out)
+        from agenteval.results.write import rag_files
+
+        check_out_dir(args.out, rag_files(args.metric))
     metric = ContextualPrecision if args.metric == "precision" else ContextualRecall
     results = metric.run(str(args.data), make_judge(args), flatten=args.flatten,
                          statistical_mode=make_mode(args), strict=args.strict)
+    record_command(results, args)
     if args.out is not None:
-        write_outputs(results, args.out, args.metric)
+        results.save(args.out)
     print_results(results, args.format, format_table,
                   wrote=None if args.out is None else f"wrote {args.metric} results to {args.out}/")
     return _report(results)
@@ -118,14 +122,3 @@ def format_table(results: Any) -> str:
                          "errors": len(case.judge_errors)})
     table = pd.DataFrame(rows).to_string(index=False)
     return f"agenteval: {results.metric}, {len(results)} cases\n{table}\n\n{results.summary().to_text()}"
-
-
-def write_outputs(results: Any, out: Path, metric: str) -> None:
-    """<metric>_cases.csv, <metric>_details.csv, <metric>_summary.csv and <metric>.json."""
-    out.mkdir(parents=True, exist_ok=True)
-    csv_frame(results.to_dataframe()).to_csv(out / f"{metric}_cases.csv", index=False)
-    csv_frame(results.details_dataframe()).to_csv(out / f"{metric}_details.csv", index=False)
-    csv_frame(results.summary().to_dataframe()).to_csv(out / f"{metric}_summary.csv")
-    with open(out / f"{metric}.json", "w", encoding="utf-8") as fh:
-        json.dump(results.to_json(), fh, indent=2)
-        fh.write("\n")

@@ -7,27 +7,22 @@ import json
 import os
 import shlex
 import sys
-import tempfile
 import warnings
 from pathlib import Path
 from typing import Any
 
 from agenteval._util.sanitize import csv_frame, terminal
-from agenteval.cli.graders import (add_grader_arguments, grader_options, grader_text,
-                                   write_grader_outputs)
+from agenteval.cli.graders import add_grader_arguments, grader_options, grader_text
 from agenteval.errors import AgentEvalError, ConfigError
+from agenteval.results.write import DEFAULT_FIGURES, FIGURE_FORMATS
 
 FORMATS = ("table", "json", "csv")
-FIGURE_FORMATS = ("png", "pdf", "svg")
-DEFAULT_FIGURES = ("png",)
-POSTERIOR_FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_posterior")
-"""The figure files --out may write (stems in DIR/figures)."""
-"""Figure files --out writes by default: the report embeds PNG; each further format costs about
-as much again as the whole offline evaluation of the demo (PDF: font embedding)."""
 DEFAULT_K = 3
 """k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
 DEFAULT_MIN_JUDGED = 0.95
 """Share of interactions that must get a verdict for the run to exit 0."""
+SELECTION_FLAGS = {"agents": "--agent", "tasks": "--task", "limit": "--limit"}
+"""How ``agenteval.select``'s errors name its options here."""
 
 
 def add_parser(sub: Any) -> argparse.ArgumentParser:
@@ -207,13 +202,15 @@ def make_judge(args: argparse.Namespace) -> Any:
 
 def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                   command: str | None = None) -> tuple[Any, list[Any]]:
-    """Check the flags, load and select the conversations, run ``Agentic.run``, write ``--out``.
+    """Check the flags, then the public API: ``load_datasets``, ``agenteval.select``,
+    ``Agentic.run`` and, with ``--out``, ``results.save``.
 
     Shared by ``agenteval run`` (``source`` None: the files ``args.data`` are read) and the
     ``%agentic_eval`` magic, whose ``source`` may also be Datasets, dicts or a DataFrame: a flag
     added here works in both. Returns the results and agenteval's warnings, caught.
     """
     from agenteval.core.retriever import load_datasets
+    from agenteval.core.selection import select
     from agenteval.metrics.agentic import Agentic
 
     if source is None:
@@ -226,7 +223,8 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     if args.out is not None:
         check_out_dir(args.out)
     loaded = load_for_run(args) if source is None else load_datasets(source)
-    datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit)
+    datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit,
+                      names=SELECTION_FLAGS)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
@@ -240,9 +238,8 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         results.summary()
         results.calibration()   # with labels: computed once, its warnings caught here
         if args.out is not None:
-            write_outputs(results, args.out,
-                          figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
-            write_run_report(results, args.out, datasets, max_conversations=cap)
+            results.save(args.out, datasets=datasets, max_conversations=cap,
+                         figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
     return results, caught
 
 
@@ -336,19 +333,13 @@ def check_unit_flag(flag: str, value: float) -> None:
         raise ConfigError(f"{flag} must be a share in [0, 1], got {value}")
 
 
-def check_out_dir(out: Path) -> None:
-    """Fail before judging, not after, when the results could not be written."""
-    if out.exists() and not out.is_dir():
-        raise AgentEvalError(f"--out {out}: exists and is not a directory; choose a directory "
-                             "path (it is created if missing)")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=out):
-            pass
-    except OSError as exc:
-        reason = exc.strerror or type(exc).__name__
-        raise AgentEvalError(f"--out {out}: cannot write there ({reason}); choose a directory "
-                             "you can write to, e.g. --out out/run1") from None
+def check_out_dir(out: Path, names: Any = None) -> None:
+    """Fail before judging, not after, when the results could not be written (a file, an
+    unwritable folder, a symbolic link at an output's path): ``results.write.check_out_dir``."""
+    from agenteval.results.write import AGENTIC_FILES
+    from agenteval.results.write import check_out_dir as check
+
+    check(out, AGENTIC_FILES if names is None else names)
 
 
 def load_for_run(args: argparse.Namespace) -> list[Any]:
@@ -360,31 +351,21 @@ def load_for_run(args: argparse.Namespace) -> list[Any]:
                          input_format=args.input_format, scorer=args.scorer)
 
 
-def select(datasets: list[Any], *, agents: list[str] | None, tasks: list[str] | None,
-           limit: int | None) -> list[Any]:
-    """Keep the conversations of the given agents and tasks, then the first ``limit``."""
-    if limit is not None and limit < 1:
-        raise ConfigError(f"--limit must be an integer >= 1, got {limit}")
-    chosen = datasets
-    for flag, wanted, attr in (("--agent", agents, "assistant_id"), ("--task", tasks, "task_id")):
-        if not wanted:
-            continue
-        present = {getattr(d, attr) for d in chosen}
-        missing = [w for w in wanted if w not in present]
-        if missing:
-            known = sorted(str(v) for v in present if v is not None)
-            shown = ", ".join(known[:10]) + (", ..." if len(known) > 10 else "")
-            raise ConfigError(f"{flag} {missing[0]}: no such {attr} among the selected "
-                              f"conversations (have: {shown or 'none'})")
-        chosen = [d for d in chosen if getattr(d, attr) in wanted]
-    return chosen[:limit] if limit is not None else chosen
+
+def record_command(results: Any, args: argparse.Namespace) -> None:
+    """A RAG run's command line and data file, for its manifest."""
+    from agenteval.results.manifest import describe_source
+
+    results.provenance["command"] = shlex.join(["agenteval", *getattr(args, "argv", [])])
+    if isinstance(args.data, Path) and args.data.is_file():
+        results.provenance["data"] = describe_source(args.data)
 
 
 def record_provenance(results: Any, args: argparse.Namespace, *, command: str | None = None,
                       data_described: bool = True) -> None:
     """The command line and data files go into the results' manifest (the magic passes its own
     command line, and data files only when SOURCE was a file)."""
-    from agenteval.results.io import describe_source
+    from agenteval.results.manifest import describe_source
 
     results.provenance.update({
         "command": command or shlex.join(["agenteval", *getattr(args, "argv", [])]),
@@ -401,15 +382,6 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
                 "bytes": sum(f["bytes"] for f in files)}
     results.provenance["data"] = data
 
-
-def write_run_report(results: Any, out: Path, datasets: list[Any], *,
-                     max_conversations: int | None = None) -> None:
-    """report.html, after the other outputs so it can embed the figures written next to it."""
-    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, write_report
-
-    write_report(results, out / "report.html", datasets=datasets, figures_dir=out,
-                 max_conversations=(DEFAULT_MAX_CONVERSATIONS if max_conversations is None
-                                    else max_conversations))
 
 
 def judged_policy(results: Any, *, min_judged: float) -> int:
@@ -519,66 +491,3 @@ def _task_lines(summary: Any) -> list[str]:
     return ["unbiased per-task estimators (mean over tasks of 1-C(n-c,k)/C(n,k) and "
             "C(c,k)/C(n,k), as tau-bench prints pass^k):", *lines, ""] if lines else []
 
-
-def write_outputs(results: Any, out: Path, *, figures: tuple[str, ...] = DEFAULT_FIGURES) -> None:
-    """conversations.csv, interactions.csv, summary.csv, quality.csv (with several agents also
-    comparisons.csv and ranking.csv) and results.json in ``out``; in the Bayesian modes also
-    posterior.nc (ArviZ) and the figures (PDF and PNG) in ``out/figures``."""
-    out.mkdir(parents=True, exist_ok=True)
-    csv_frame(results.to_dataframe()).to_csv(out / "conversations.csv", index=False)
-    csv_frame(results.interactions_dataframe()).to_csv(out / "interactions.csv", index=False)
-    summary = results.summary()
-    csv_frame(summary.to_dataframe()).to_csv(out / "summary.csv")
-    csv_frame(results.quality()).to_csv(out / "quality.csv", index=False)
-    if summary.comparisons:
-        csv_frame(summary.comparisons_dataframe()).to_csv(out / "comparisons.csv", index=False)
-        csv_frame(summary.ranking_dataframe()).to_csv(out / "ranking.csv", index=False)
-    write_grader_outputs(results, out)
-    with open(out / "results.json", "w", encoding="utf-8") as fh:
-        json.dump(results.to_json(), fh, indent=2)
-        fh.write("\n")
-    calibration = results.calibration()
-    if calibration is not None:   # calibration*.csv: agenteval.results.calibration
-        calibration.to_dataframe().to_csv(out / "calibration.csv")
-        calibration.agreement_dataframe().to_csv(out / "calibration_agreement.csv")
-        calibration.disagreements_dataframe().to_csv(out / "calibration_disagreements.csv",
-                                                     index=False)
-        if calibration.comparisons:
-            calibration.comparisons_dataframe().to_csv(out / "calibration_comparisons.csv",
-                                                       index=False)
-    if results.settings.mode.get_result_type() == "distribution":
-        write_posterior(results, out, formats=figures)
-
-
-def write_posterior(results: Any, out: Path, *,
-                    formats: tuple[str, ...] = DEFAULT_FIGURES) -> list[Path]:
-    """posterior.nc and the posterior figures, from the draws the results hold (nothing is
-    sampled again): pass@k / pass^k, the forest plot, shrinkage (with tasks), prior against
-    posterior (hierarchical methods, or a prior other than the flat Beta(1, 1)); no figure when
-    nothing was judged (it would draw the prior). Returns the files written."""
-    import matplotlib.pyplot as plt
-
-    from agenteval import plots
-
-    written = [Path(results.to_netcdf(out / "posterior.nc"))]
-    for stem in POSTERIOR_FIGURES:   # an earlier run's figures are not this run's
-        for fmt in FIGURE_FORMATS:
-            (out / "figures" / f"{stem}.{fmt}").unlink(missing_ok=True)
-    rows = results.summary().rows
-    if not any(r.complete for r in rows):
-        return written
-    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest}
-    if any(r.tasks for r in rows):
-        figures["shrinkage"] = plots.plot_shrinkage
-    mode = results.settings.mode
-    if getattr(mode, "method", "conjugate") != "conjugate" or (
-            (mode.beta_prior_a, mode.beta_prior_b) != (1.0, 1.0)):
-        # prior against posterior says something where a prior was chosen or fitted; against
-        # the flat Beta(1, 1) it repeats the posterior figures (and costs as much as they do)
-        figures["prior_posterior"] = plots.plot_prior_posterior
-    for stem, draw in figures.items():
-        fig = draw(results)
-        written += plots.export(fig, out / "figures" / stem, formats=formats, dpi=150,
-                                png_compress_level=1)
-        plt.close(fig)
-    return written

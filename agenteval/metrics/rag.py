@@ -117,6 +117,14 @@ def _settings(metric: str, judge: Judge, mode: StatisticalMode, **extra: Any) ->
             "ci_level": mode.ci_level, **extra}
 
 
+def _record_call(results: RagResults, metric: Any, data: Any, model: Any, **options: Any) -> None:
+    """The Python call, for the results' manifest (a CLI run replaces it with its command)."""
+    from agenteval.results.manifest import describe_call  # the results' manifest
+
+    results.provenance.update(describe_call(data, model, function=f"{metric.__name__}.run",
+                                            **options))
+
+
 def _judge_dict(judge: Judge) -> dict[str, Any]:
     run = judge.run_record
     return {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
@@ -145,8 +153,10 @@ def _mean_over_cases(scores: list[float | None], mode: StatisticalMode,
     the method whose coverage holds near 0 and 1, see ``statistical.rag.mean_interval``)."""
     x = np.array([np.nan if s is None else s for s in scores], dtype=float)
     level = mode.ci_level
-    n_draws = mode.mc_samples if isinstance(mode, BayesianMode) else 4000
-    seed = mode.rng_seed if isinstance(mode, BayesianMode) else 42
+    # the mode's own draws and seed: FrequentistMode(bootstrap_samples=, rng_seed=),
+    # BayesianMode(mc_samples=, rng_seed=)
+    n_draws = mode.mc_samples if isinstance(mode, BayesianMode) else mode.bootstrap_samples
+    seed = mode.rng_seed
     mean, lo, hi = rm.mean_interval(x if draws is None else draws, level=level, draws=n_draws,
                                     seed=seed)
     what = ("posterior mean over cases of the per-case Beta posteriors; interval: bounded "
@@ -205,6 +215,8 @@ class ContextualPrecision:
                               bos_json_clause=bos_json_clause, eos_json_clause=eos_json_clause)
         judge.start_run()
         results = score_precision(cases, judge, mode=mode, flatten=flatten, strict=strict)
+        _record_call(results, cls, data, model, flatten=flatten, statistical_mode=mode,
+                     strict=strict)
         if verbose:
             print(results.summary().to_text())
         return results
@@ -298,7 +310,7 @@ def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: Statistical
         judge=_judge_dict(judge))
     return RagResults(out, metric=ContextualPrecision.name, summary=summary,
                       settings=_settings(ContextualPrecision.name, judge, mode, flatten=flatten),
-                      judge_run=judge.run_record)
+                      judge_run=judge.run_record, mode=mode)
 
 
 # --------------------------------------------------------------------------- recall
@@ -329,6 +341,8 @@ class ContextualRecall:
         judge.start_run()
         results = score_recall(cases, judge, mode=mode, strict=strict)
         results.settings["flatten"] = flatten
+        _record_call(results, cls, data, model, flatten=flatten, statistical_mode=mode,
+                     strict=strict)
         if verbose:
             print(results.summary().to_text())
         return results
@@ -477,4 +491,4 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
         judge=_judge_dict(judge))
     return RagResults(out, metric=ContextualRecall.name, summary=summary,
                       settings=_settings(ContextualRecall.name, judge, mode),
-                      judge_run=judge.run_record)
+                      judge_run=judge.run_record, mode=mode)

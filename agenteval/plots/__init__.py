@@ -25,10 +25,15 @@ if TYPE_CHECKING:
 #: deficiencies and in greyscale print by lightness.
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000")
 
-#: One column of a two-column paper (inches): width, height.
-COLUMN = (3.4, 2.4)
-#: Full text width of a two-column paper (inches).
-FULL_WIDTH = (7.0, 2.8)
+#: One column of a two-column paper (inches): width, height (``width="column"``).
+COLUMN = (3.3, 2.4)
+#: Full text width of a two-column paper (inches) (``width="double"``).
+FULL_WIDTH = (6.9, 2.8)
+
+WIDTHS = {"column": COLUMN[0], "double": FULL_WIDTH[0]}
+"""The ``width=`` names of the figure helpers, in inches (a number is taken as inches)."""
+
+_SAVE_KEYS = ("savefig.bbox", "savefig.pad_inches", "pdf.fonttype", "ps.fonttype", "svg.fonttype")
 
 _RC = {
     "font.size": 8,
@@ -48,6 +53,8 @@ _RC = {
     "svg.fonttype": "none",
     "text.parse_math": False,  # labels are data (agent and task ids): "$5 or $10" is not math
 }
+MATH = {"parse_math": True}
+"""Text properties of the library's own labels: they (and only they) are mathtext."""
 
 # name -> module, for topic modules that add figures (e.g. "plot_posterior": "agenteval.plots.bayes").
 _EXPORTS: dict[str, str] = {
@@ -64,9 +71,9 @@ _EXPORTS: dict[str, str] = {
     "plot_rate_posteriors": "agenteval.plots.summary",
 }
 
-__all__ = ["COLUMN", "FULL_WIDTH", "PALETTE", "agent_colours", "export", "figure_axes",
-           "no_data", "paper_style",
-           *sorted(_EXPORTS)]
+__all__ = ["COLUMN", "FULL_WIDTH", "MATH", "PALETTE", "WIDTHS", "agent_colours", "data_label", "export",
+           "figure_axes", "figure_width", "interval_label", "legend_outside", "no_data",
+           "paper_style", "pass_label", *sorted(_EXPORTS)]
 
 
 def agent_colours(agents: Iterable[str]) -> dict[str, str]:
@@ -77,6 +84,84 @@ def agent_colours(agents: Iterable[str]) -> dict[str, str]:
     out = {name: PALETTE[i % (len(PALETTE) - 1)] for i, name in enumerate(names)}
     out.setdefault("all", out[names[0]] if len(names) == 1 else PALETTE[-1])
     return out
+
+
+def data_label(text: object, max_chars: int | None = None) -> str:
+    """Text from the data (agent, task ids) as a matplotlib label that shows as written: control
+    and bidi characters as visible escapes (``_util.sanitize.terminal``), a leading ``_`` kept
+    visible (matplotlib hides such legend entries); cut to ``max_chars`` with an ellipsis when
+    given. Mathtext is off for every text but the library's own labels (``MATH``), so
+    ``$5 or $10`` stays text."""
+    from agenteval._util.sanitize import terminal
+
+    out = terminal(text)
+    if max_chars is not None and len(out) > max_chars:  # a tick label that fits the paper
+        out = out[:max(max_chars - 1, 1)] + "\u2026"
+    return "\u200b" + out if out.startswith("_") else out
+
+
+def pass_label(quantity: str, k: int) -> str:
+    """The library's mathtext name of a quantity: ``$\\mathrm{pass@}3$``, ``$\\mathrm{pass}^{3}$``."""
+    return {"pass_at_k": rf"$\mathrm{{pass@}}{k}$", "pass_pow_k": rf"$\mathrm{{pass}}^{{{k}}}$"}[quantity]
+
+
+def interval_label(level: float) -> str:
+    """What an interval drawn from the summary or the draws is: every interval here is
+    equal-tailed (ArviZ's default is an HDI: a figure says which it shows)."""
+    return f"{level * 100:g}% equal-tailed interval"
+
+
+def figure_width(width: str | float) -> float:
+    """Inches for ``width``: 'column' (3.3 in), 'double' (6.9 in) or a number of inches."""
+    from agenteval.errors import ConfigError
+
+    if isinstance(width, str):
+        if width not in WIDTHS:
+            raise ConfigError(f"width must be one of {', '.join(WIDTHS)} or inches; got {width!r}")
+        return WIDTHS[width]
+    try:
+        inches = float(width)
+    except (TypeError, ValueError):
+        raise ConfigError(f"width must be one of {', '.join(WIDTHS)} or inches; got {width!r}") from None
+    if not 1.0 <= inches <= 20.0:
+        raise ConfigError(f"width in inches must be between 1 and 20; got {inches:g}")
+    return inches
+
+
+def legend_outside(fig: Figure, ax: Axes, *, own_figure: bool, ncol: int | None = None,
+                   math: Iterable[str] = ()) -> Any:
+    """One legend outside the data: below the panels of a figure the helper made (constrained
+    layout makes room), right of ``ax`` in a figure the caller gave. ``math``: the entries that
+    are the library's mathtext labels (the others, data, stay text). None without entries."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    if own_figure:
+        # as many columns as fit the figure's width (about 0.55 em per character)
+        size = float(_rc_points("legend.fontsize"))
+        line = int(fig.get_size_inches()[0] * 72 / (0.55 * size)) - 6  # characters in one row
+        labels = [lb if len(lb) <= line else lb[:line - 1] + "\u2026" for lb in labels]
+        fits = int((line + 6) // (max(map(len, labels)) + 5))
+        legend = fig.legend(handles, labels, loc="outside lower center", frameon=False,
+                            ncol=max(1, min(ncol or 3, len(labels), fits)), handlelength=1.5,
+                            columnspacing=1.2)
+    else:
+        legend = ax.legend(handles, labels, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+                           frameon=False, borderaxespad=0.0)
+    math = set(math)
+    for text in legend.get_texts():
+        if text.get_text() in math:
+            text.set_parse_math(True)
+    return legend
+
+
+def _rc_points(key: str) -> Any:
+    """An rcParam's value in points where matplotlib keeps a name ('small') for a size."""
+    import matplotlib
+    from matplotlib.font_manager import FontProperties
+
+    value = matplotlib.rcParams[key]
+    return FontProperties(size=value).get_size_in_points() if isinstance(value, str) else value
 
 
 def no_data(ax: Axes, text: str) -> None:
@@ -98,16 +183,25 @@ def _pyplot() -> Any:
 
 
 @contextmanager
-def paper_style() -> Iterator[None]:
-    """Matplotlib settings for figures at column width: 7-8 pt fonts, no top/right spines."""
+def paper_style(style: Any = None) -> Iterator[None]:
+    """Matplotlib settings for figures at column width: 7-8 pt fonts, no top/right spines.
+
+    ``style``, applied on top (a journal's fonts): a dict of rcParams, a matplotlib style name
+    or file, or a list of these; e.g. ``{"font.family": "serif", "font.serif": ["Times"],
+    "mathtext.fontset": "stix"}``. Every figure helper takes it as ``style=``.
+    """
     plt = _pyplot()
     from cycler import cycler
 
     import matplotlib
 
     interactive = matplotlib.is_interactive()
+    layers: list[Any] = ([] if style is None else
+                         list(style) if isinstance(style, (list, tuple)) else [style])
     try:
-        with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}):
+        with plt.rc_context({**_RC, "axes.prop_cycle": cycler(color=PALETTE)}), \
+                plt.style.context(layers) if layers else _nothing(), \
+                plt.rc_context({"text.parse_math": False}):  # a style never makes data math
             try:
                 yield
             finally:
@@ -116,6 +210,11 @@ def paper_style() -> Iterator[None]:
         # a backend first activated inside (Jupyter's inline one turns interactive mode on) must
         # stay active: rc_context would restore the old value and stop figures from showing
         matplotlib.interactive(interactive)
+
+
+@contextmanager
+def _nothing() -> Iterator[None]:
+    yield
 
 
 def figure_axes(ax: Axes | None = None, *, size: tuple[float, float] = COLUMN,
@@ -137,8 +236,14 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
 
     Vector formats keep text as text (TrueType in PDF, ``<text>`` in SVG); ``dpi`` applies to
     raster formats; ``png_compress_level`` (0-9, default PIL's 6) trades PNG size for time.
-    Parent directories are created.
+    Parent directories are created. Each file is written to a temporary file beside it and
+    renamed into place, never through a symbolic link; a failure to write is one OutputError
+    naming the file (``agenteval._util.files``).
     """
+    import os
+
+    from agenteval._util.files import check_no_link, output_error, temporary_path
+
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
@@ -147,8 +252,14 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
         path = stem.with_name(f"{stem.name}.{fmt}")
         extra = ({"pil_kwargs": {"compress_level": int(png_compress_level)}}
                  if fmt == "png" and png_compress_level is not None else {})
-        with _pyplot().rc_context(_RC):
-            fig.savefig(path, format=fmt, dpi=dpi, **extra)
+        check_no_link(path)
+        try:
+            with temporary_path(path) as tmp, _pyplot().rc_context(
+                    {key: _RC[key] for key in _SAVE_KEYS}):  # fonts: as drawn
+                fig.savefig(tmp, format=fmt, dpi=dpi, **extra)
+                os.replace(tmp, path)
+        except OSError as exc:
+            raise output_error(path, exc) from None
         written.append(path)
     return written
 

@@ -8,8 +8,14 @@ a new figure in the paper style; the figure is returned with the values it drew 
 ``fig.agenteval_values`` (sklearn's Display habit: a test or a caption reads the numbers, not
 the pixels). Densities are Gaussian kernel estimates of the draws (Scott's bandwidth, binned),
 reflected at the edges of [0, 1]. Colours follow one agent-to-colour map per run
-(:func:`agenteval.plots.agent_colours`). An agent with nothing judged gets no curve (its
-"posterior" would be the prior): the figure says so.
+(``results.colours()``). An agent with nothing judged gets no curve (its "posterior" would be
+the prior): the figure says so.
+
+For papers: ``width="column"`` (3.3 in) or ``"double"`` (6.9 in) sizes the figure (panels stack
+at column width), ``style=`` applies a journal's rcParams (:func:`agenteval.plots.paper_style`),
+labels use mathtext for the library's symbols and escape the data's text, legends sit below the
+panels (outside the data), and ``fig.agenteval_caption`` is a caption sentence saying what is
+drawn and what the intervals are (all equal-tailed).
 """
 
 from __future__ import annotations
@@ -18,8 +24,18 @@ from typing import Any
 
 import numpy as np
 
-from agenteval._util.sanitize import terminal
-from agenteval.plots import COLUMN, FULL_WIDTH, agent_colours, figure_axes, no_data, paper_style
+from agenteval.plots import (
+    MATH,
+    agent_colours,
+    data_label,
+    figure_axes,
+    figure_width,
+    interval_label,
+    legend_outside,
+    no_data,
+    paper_style,
+    pass_label,
+)
 
 __all__ = ["plot_pass_posterior", "plot_forest", "plot_shrinkage", "plot_prior_posterior"]
 
@@ -120,13 +136,34 @@ def _value(row: Any, field: str) -> tuple[float, float, float]:
             float(getattr(row, f"{field}_high")))
 
 
+def _colours(results: Any, post: _Draws) -> dict[str, str]:
+    """The run's one agent-to-colour map (the same in every figure and widget of the run)."""
+    colours = results.colours() if callable(getattr(results, "colours", None)) else {}
+    return {**agent_colours(post.coords["agent"]), **colours}
+
+
+def _size(width: Any, default: str, panels: int = 1, *, height: float | None = None
+          ) -> tuple[tuple[float, float], dict[str, int]]:
+    """Figure size and subplot grid: at column width panels stack, at double width they sit
+    side by side."""
+    inches = figure_width(default if width is None else width)
+    wide = inches >= 5.0
+    if panels == 1:
+        return (inches, height or (2.6 if wide else 2.3)), {}
+    if wide:
+        return (inches, height or 2.6), {"ncols": panels}
+    return (inches, height or 1.75 * panels + 0.5), {"nrows": panels}
+
+
 def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool = False,
-                        idata: Any = None, ax: Any = None) -> Any:
+                        idata: Any = None, ax: Any = None, width: Any = None,
+                        style: Any = None) -> Any:
     """Posterior density of pass@k and pass^k per agent (the suite's tasks, or a new task).
 
     Falls back to the pooled plug-in of the share of fully correct conversations when the data
     have no repeated tasks. ``quantity``: "both" (two panels), "pass_at_k" or "pass_pow_k". The
     mean (dashed) and interval (bar) are the summary row's; the density is of the stored draws.
+    ``width``: 'column', 'double' (default for two panels) or inches.
     """
     if quantity not in ("both", "pass_at_k", "pass_pow_k"):
         raise ValueError(f"quantity must be 'both', 'pass_at_k' or 'pass_pow_k', got {quantity!r}")
@@ -135,19 +172,21 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
     k = results.k
     post = _draws(results, idata)
     rows = _rows(results)
-    colours = agent_colours(post.coords["agent"])
+    colours = _colours(results, post)
     prefix = "new_task_" if new_task else "task_"
     which = ["pass_at_k", "pass_pow_k"] if quantity == "both" else [quantity]
     level = _level(results)
     shown: dict[str, dict[str, tuple[float, float, float]]] = {}
-    with paper_style():
+    bases: set[str] = set()
+    with paper_style(style):
+        size, grid = _size(width, "double" if quantity == "both" else "column", len(which))
         if quantity == "both":
-            fig, axes = figure_axes(None, size=FULL_WIDTH, ncols=2)
+            fig, axes = figure_axes(None, size=size, **grid)
         else:
-            fig, single = figure_axes(ax)
+            fig, single = figure_axes(ax, size=size)
             axes = [single]
         for axis, q in zip(np.ravel(axes), which):
-            label = f"pass@{k}" if q == "pass_at_k" else f"pass^{k}"
+            label = pass_label(q, k)
             var = f"{prefix}{q}"
             basis = "new task" if new_task else "suite's tasks"
             field = var
@@ -163,9 +202,11 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
                 else:
                     values[agent] = post.agent(var, agent)
             shown[q] = {}
+            bases.add(basis)
+            axis.set_xlabel(f"{label} ({basis})", **MATH)
+            axis.set_xlim(0, 1)
             if not values:
                 no_data(axis, "nothing was judged: no posterior to show")
-                axis.set_xlabel(f"{label} ({basis})")
                 continue
             densities = {agent: _density(draws) for agent, draws in values.items()}
             top = max([d.max() for d in densities.values()] + [1e-9])
@@ -174,7 +215,7 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
                 dens = densities[agent]
                 mean, lo, hi = _value(rows[agent], field)
                 shown[q][agent] = (mean, lo, hi)
-                axis.plot(_GRID, dens, color=colour, lw=1.2, label=terminal(agent))
+                axis.plot(_GRID, dens, color=colour, lw=1.2, label=data_label(agent))
                 axis.fill_between(_GRID, dens, color=colour, alpha=0.18, lw=0)
                 axis.plot([mean, mean], [0, top * 1.02], color=colour, lw=0.8, ls="--")
                 y = -top * 0.07 * (i + 1)
@@ -182,19 +223,25 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
                 axis.plot([mean], [y], "o", color=colour, ms=3)
             axis.set_ylim(-top * 0.07 * (len(values) + 1), top * 1.08)
             axis.axhline(0, color="0.6", lw=0.5)
-            axis.set_xlim(0, 1)
-            axis.set_xlabel(f"{label} ({basis})")
             axis.set_ylabel("posterior density")
             axis.set_yticks([])
-            axis.set_title(f"{label}: mean (dashed), {level * 100:g}% equal-tailed interval (bar)")
         first = np.ravel(axes)[0]
-        if first.get_legend_handles_labels()[0]:
-            first.legend(frameon=False, loc="upper left")
+        if first.get_legend_handles_labels()[0]:  # what the marks are: the interval kind named
+            first.plot([], [], color="0.4", lw=0.8, ls="--", label="posterior mean")
+            first.plot([], [], color="0.4", lw=2.0, solid_capstyle="butt",
+                       label=interval_label(level))
+        legend_outside(fig, first, own_figure=ax is None,
+                       ncol=4 if fig.get_size_inches()[0] >= 5.0 else 2)
+    names = " and ".join(f"pass@{k}" if q == "pass_at_k" else f"pass^{k}" for q in which)
     fig.agenteval_values = shown
+    fig.agenteval_caption = (
+        f"Posterior densities of {names} per agent ({', '.join(sorted(bases))}); dashed line: "
+        f"posterior mean; bar below: {interval_label(level)} (the summary's values).")
     return fig
 
 
-def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: int = 40) -> Any:
+def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: int = 40,
+                width: Any = None, style: Any = None) -> Any:
     """Forest plot of success rates: each agent's mean over its tasks (bold), then each task's
     p_t, with posterior means and equal-tailed intervals of the stored draws (tasks beyond
     ``max_tasks`` per agent left out).
@@ -204,7 +251,7 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
     """
     post = _draws(results, idata)
     rows = _rows(results)
-    colours = agent_colours(post.coords["agent"])
+    colours = _colours(results, post)
     level = _level(results)
     labels, values, cols, bold = [], [], [], []
     tasks = list(post.coords.get("task", [])) if "p_task" in post else []
@@ -233,9 +280,9 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
             values.append((float(np.mean(d)), *_interval(d, level)))
             cols.append(colour)
             bold.append(False)
-    height = max(COLUMN[1], 0.16 * len(labels) + 0.7)
-    with paper_style():
-        fig, axis = figure_axes(ax, size=(COLUMN[0] + 1.2, height))
+    with paper_style(style):
+        size, _ = _size(width, "column", height=max(2.0, 0.13 * len(labels) + 0.75))
+        fig, axis = figure_axes(ax, size=size)
         y = np.arange(len(labels))[::-1]
         for yi, (mean, lo, hi), col, b in zip(y, values, cols, bold):
             if np.isnan(mean):
@@ -243,25 +290,36 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
             axis.plot([lo, hi], [yi, yi], color=col, lw=2.4 if b else 1.2, solid_capstyle="butt")
             axis.plot([mean], [yi], "D" if b else "o", color=col, ms=4.5 if b else 3.0)
         axis.set_yticks(y)
-        axis.set_yticklabels([terminal(label) for label in labels])  # control characters shown
+        room = int(size[0] * 12)  # characters: the labels take at most about 55% of the width
+        axis.set_yticklabels([data_label(t, room) for t in labels])
         for tick, b in zip(axis.get_yticklabels(), bold):
             tick.set_fontweight("bold" if b else "normal")
         axis.set_xlim(0, 1)
         axis.set_ylim(-0.7, len(labels) - 0.3)
         axis.grid(axis="x", color="0.9", lw=0.5)
         axis.set_axisbelow(True)
-        axis.set_xlabel(f"task success rate (posterior mean, {level * 100:g}% equal-tailed interval)")
+        symbol = "$p_t$" if tasks else "$p$"
+        axis.set_xlabel(f"success rate {symbol}:\nposterior mean, {interval_label(level)}",
+                        loc="right", **MATH)  # right-aligned: stays inside beside long row labels
         if all(np.isnan(v[0]) for v in values):
             no_data(axis, "nothing was judged: no posterior to show")
-    fig.agenteval_values = {"rows": dict(zip(labels, values))}
+    fig.agenteval_values = {"rows": dict(zip(labels, values))}  # full labels (ticks may be cut)
+    fig.agenteval_caption = (
+        ("Per-task success rates p_t (posterior mean and " if tasks else
+         "Shares of fully correct conversations p (posterior mean and ")
+        + f"{interval_label(level)}); bold: each agent's mean over its tasks.")
     return fig
 
 
-def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
-    """Raw per-task success rates c_t/n_t against the partially pooled posterior means.
+def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None, width: Any = None,
+                   style: Any = None) -> Any:
+    """Raw per-task success rates c_t/n_t against their posterior means.
 
     Each line joins a task's raw rate (left) to its posterior mean (right); markers scale with
-    the number of attempts, so small tasks visibly move further toward their agent's mean.
+    the number of attempts. Where tasks are pooled (a fitted population: hierarchical or
+    empirical Bayes) this is shrinkage toward each agent's mean mu; where nothing is pooled
+    (independent per-task posteriors under a fixed prior) the move is the prior's pull toward
+    its mean, and the figure is titled and labelled so (``fig.agenteval_values['pooled']``).
     """
     from matplotlib.collections import LineCollection
 
@@ -273,39 +331,54 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
     n = np.asarray(post.observed["n_task"], dtype=float)
     c = np.asarray(post.observed["c_task"], dtype=float)
     agent_of = np.asarray(post.constant["agent_of_task"])
-    pooled = post.flat("p_task").mean(axis=0)
+    posterior_mean = post.flat("p_task").mean(axis=0)
     agents = list(post.coords["agent"])
-    colours = agent_colours(agents)
-    with paper_style():
-        fig, axis = figure_axes(ax, size=(COLUMN[0], COLUMN[1] + 0.4))
+    colours = _colours(results, post)
+    pooled = "mu" in post
+    mode = results.settings.mode
+    a, b = float(getattr(mode, "beta_prior_a", 1.0)), float(getattr(mode, "beta_prior_b", 1.0))
+    with paper_style(style):
+        size, _ = _size(width, "column", height=2.6)
+        fig, axis = figure_axes(ax, size=size)
         with np.errstate(invalid="ignore", divide="ignore"):
             raw = c / n
         for i, agent in enumerate(agents):
             colour = colours[agent]
             sel = (agent_of == i) & np.isfinite(raw)
             # one collection per agent, not three artists per task: linear in tasks (issue 18.12)
-            r0, r1, size = raw[sel], pooled[sel], 8 + 6 * n[sel]
+            r0, r1, size_ = raw[sel], posterior_mean[sel], 6 + 5 * n[sel]
             axis.add_collection(LineCollection(np.stack([np.stack([np.zeros_like(r0), r0], 1),
                                                          np.stack([np.ones_like(r1), r1], 1)], 1),
                                                colors=colour, linewidths=0.7, alpha=0.7))
             axis.scatter(np.r_[np.zeros_like(r0), np.ones_like(r1)], np.r_[r0, r1],
-                         s=np.r_[size, size], color=colour, alpha=0.8, lw=0)
-            if "mu" in post:
+                         s=np.r_[size_, size_], color=colour, alpha=0.8, lw=0)
+            if pooled:
                 axis.axhline(float(np.nanmean(post.agent("mu", agent))), color=colour, lw=0.8,
-                             ls=":", label=terminal(f"{agent}: population mean mu"))
-            else:
-                axis.plot([], [], color=colour, label=terminal(agent))
+                             ls=":")
+            axis.plot([], [], color=colour, label=data_label(agent))
+        mu_label = r"dotted: each agent's $\mu$"
+        if pooled:
+            axis.plot([], [], color="0.35", lw=0.8, ls=":", label=mu_label)
+        else:
+            axis.axhline(a / (a + b), color="0.35", lw=0.8, ls=":",
+                         label=f"prior mean of Beta({a:g}, {b:g})")
         axis.set_xticks([0, 1])
-        axis.set_xticklabels(["raw c_t / n_t", "posterior mean"])
+        axis.set_xticklabels([r"raw $c_t / n_t$", "posterior mean"], **MATH)
         axis.set_xlim(-0.25, 1.25)
         axis.set_ylim(-0.03, 1.03)
-        axis.set_ylabel("task success rate p_t")
-        axis.legend(frameon=False, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=1)
-        axis.set_title("shrinkage toward " + ("each agent's mean" if "mu" in post
-                                              else "the prior mean") + " (marker area ~ attempts)")
+        axis.set_ylabel("task success rate $p_t$", **MATH)
+        axis.set_title(r"shrinkage toward each agent's $\mu$ (pooled)" if pooled
+                       else "prior pull, nothing pooled", **MATH)
+        legend_outside(fig, axis, own_figure=ax is None, ncol=2, math=[mu_label])
         if not np.isfinite(raw).any():
             no_data(axis, "nothing was judged: no task has a complete attempt")
-    fig.agenteval_values = {"raw": raw, "posterior_mean": pooled}
+    fig.agenteval_values = {"raw": raw, "posterior_mean": posterior_mean, "pooled": pooled}
+    fig.agenteval_caption = (
+        "Each task's raw success rate c_t/n_t joined to its posterior mean (marker area grows "
+        "with attempts); " + ("tasks are pooled within each agent, dotted: the agent's "
+                              "population mean mu." if pooled else
+                              f"nothing is pooled: each task has its own Beta({a:g}, {b:g}) "
+                              "prior, so the move is the prior's pull toward its mean (dotted)."))
     return fig
 
 
@@ -317,7 +390,8 @@ def beta_pdf(grid: np.ndarray, a: float, b: float) -> np.ndarray:
     return np.where((grid < 0) | (grid > 1), 0.0, out)
 
 
-def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> Any:
+def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None, width: Any = None,
+                         style: Any = None) -> Any:
     """Prior against posterior. Hierarchical methods: each agent's mu and log kappa (two panels;
     with ``ax`` given, mu only); conjugate: each agent's share of fully correct conversations
     against its Beta(a, b) prior. Prior curves are the exact densities; an agent with nothing
@@ -326,13 +400,16 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
     rows = _rows(results)
     mode = results.settings.mode
     hierarchical = "mu" in post
-    colours = agent_colours(post.coords["agent"])
+    colours = _colours(results, post)
     shown: dict[str, Any] = {}
-    with paper_style():
-        if hierarchical and ax is None:
-            fig, axes = figure_axes(None, size=FULL_WIDTH, ncols=2)
+    with paper_style(style):
+        panels_n = 2 if hierarchical and ax is None else 1
+        size, grid_ = _size(width, "double" if panels_n == 2 else "column", panels_n)
+        if panels_n == 2:
+            fig, axes = figure_axes(None, size=size, **grid_)
+            axes = list(np.ravel(axes))
         else:
-            fig, single = figure_axes(ax)
+            fig, single = figure_axes(ax, size=size)
             axes = [single]
         panels = [("mu" if hierarchical else "share", _GRID)]
         if hierarchical and len(axes) > 1:
@@ -342,15 +419,15 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
         for axis, (var, grid) in zip(axes, panels):
             if var == "mu":
                 prior_pdf = beta_pdf(grid, mode.prior.mu_a, mode.prior.mu_b)
-                label = "population mean task success rate mu"
+                label = r"population mean task success rate $\mu$"
             elif var == "log_kappa":
                 pr = mode.prior
                 z = (grid - pr.log_kappa_mean) / pr.log_kappa_sd
                 prior_pdf = np.exp(-0.5 * z * z) / (pr.log_kappa_sd * np.sqrt(2 * np.pi))
-                label = "log kappa (spread: small = tasks differ a lot)"
+                label = r"$\log\kappa$ (small: tasks differ a lot)"
             else:
                 prior_pdf = beta_pdf(grid, mode.beta_prior_a, mode.beta_prior_b)
-                label = "share of fully correct conversations p"
+                label = "share of fully correct conversations $p$"
             axis.plot(grid, prior_pdf, color="0.35", lw=1.0, ls="--", label="prior")
             drawn = 0
             for agent in post.coords["agent"]:
@@ -361,7 +438,7 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
                 values = (np.log(post.agent("kappa", agent)) if var == "log_kappa"
                           else post.agent(var, agent))
                 d = _density(values, grid, reflect=var != "log_kappa")
-                axis.plot(grid, d, color=colour, lw=1.2, label=terminal(agent))
+                axis.plot(grid, d, color=colour, lw=1.2, label=data_label(agent))
                 axis.fill_between(grid, d, color=colour, alpha=0.18, lw=0)
                 shown.setdefault(var, {})[agent] = float(np.nanmean(values))
                 drawn += 1
@@ -371,13 +448,10 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None) -> 
             axis.set_ylim(bottom=0)
             axis.set_yticks([])
             axis.set_ylabel("density")
-            axis.set_xlabel(label)
-        if len(axes) > 1:
-            axes[-1].legend(frameon=False, loc="upper right")
-        else:   # headroom above the curves for a one-row legend
-            axes[0].set_ylim(0, axes[0].get_ylim()[1] * 1.3)
-            axes[0].legend(frameon=False, loc="upper center", ncol=3, handlelength=1.5,
-                           columnspacing=1.0)
-        axes[0].set_title("prior (dashed) and posterior per agent")
+            axis.set_xlabel(label, **MATH)
+        legend_outside(fig, axes[0], own_figure=ax is None, ncol=3)
     fig.agenteval_values = shown
+    what = "mu and log kappa" if hierarchical else "the share of fully correct conversations p"
+    fig.agenteval_caption = (f"Prior (dashed, exact density) and posterior per agent of {what} "
+                             "(kernel density of the stored draws).")
     return fig

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from agenteval._util.sanitize import terminal
-from agenteval.plots import agent_colours, figure_axes, paper_style
+from agenteval.plots import (
+    MATH,
+    agent_colours,
+    figure_axes,
+    figure_width,
+    interval_label,
+    paper_style,
+    pass_label,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -21,7 +29,8 @@ if TYPE_CHECKING:
 __all__ = ["plot_rate_posteriors"]
 
 
-def plot_rate_posteriors(results: Any, *, ax: Axes | None = None) -> Figure | None:
+def plot_rate_posteriors(results: Any, *, ax: Axes | None = None, width: Any = 4.6,
+                         style: Any = None) -> Figure | None:
     """Posterior of each group's fully-correct rate; None in a frequentist mode.
 
     Where the summary's rate is the conjugate posterior (complete cases, Beta(a + c, b + n - c)),
@@ -43,16 +52,17 @@ def plot_rate_posteriors(results: Any, *, ax: Axes | None = None) -> Figure | No
                 for r, p in zip(rows, params))
     agents = (list(results.agents) if hasattr(results, "agents")
               else [r.group for r in results.summary().rows if r.level == "agent"] or ["all"])
-    colours = agent_colours(agents)
-    with paper_style():
-        fig, ax = figure_axes(ax, size=(4.6, 1.7))
+    colours = results.colours() if callable(getattr(results, "colours", None)) else {}
+    colours = {**agent_colours(agents), **colours}
+    with paper_style(style):
+        fig, ax = figure_axes(ax, size=(figure_width(width), 1.7))
         if exact:
             _densities(ax, rows, params, colours)
         else:
             _intervals(ax, rows, results.k, colours)
         level = getattr(mode, "ci_level", 0.95)
-        ax.set_title(f"posterior of p (shaded: {level:.0%} interval)" if exact
-                     else f"posterior means and {level:.0%} intervals")
+        ax.set_title(f"posterior of $p$ (shaded: {interval_label(level)})" if exact
+                     else f"posterior means and {level:.0%} equal-tailed intervals", **MATH)
         ax.legend(frameon=False, loc="center left", bbox_to_anchor=(1.0, 0.5), handlelength=1.2)
     fig.agenteval_values = {r.group: {f: (getattr(r, f), getattr(r, f"{f}_low"),
                                           getattr(r, f"{f}_high"))
@@ -73,13 +83,14 @@ def _densities(ax: Any, rows: list[Any], params: list[Any], colours: dict[str, s
         ax.fill_between(grid, 0, density, where=inside, color=color, alpha=0.18, lw=0)
     ax.set_xlim(0, 1)
     ax.set_ylim(bottom=0)
-    ax.set_xlabel("share of fully correct conversations, p")
+    ax.set_xlabel("share of fully correct conversations, $p$", **MATH)
     ax.set_ylabel("posterior density")
     ax.set_yticks([])
 
 
 def _intervals(ax: Any, rows: list[Any], k: int, colours: dict[str, str]) -> None:
-    names = [("rate", "p"), ("pass_at_k", f"pass@{k}"), ("pass_pow_k", f"pass^{k}")]
+    names = [("rate", "$p$"), ("pass_at_k", pass_label("pass_at_k", k)),
+             ("pass_pow_k", pass_label("pass_pow_k", k))]
     for i, row in enumerate(rows):
         color = colours.get(row.group, "0.3")
         y = np.arange(len(names)) + (i - (len(rows) - 1) / 2) * 0.8 / max(len(rows), 1)
@@ -88,7 +99,7 @@ def _intervals(ax: Any, rows: list[Any], k: int, colours: dict[str, str]) -> Non
         high = np.array([getattr(row, f + "_high") for f, _ in names])
         ax.errorbar(mean, y, xerr=[mean - low, high - mean], fmt="o", ms=3, lw=1, capsize=2,
                     color=color, label=terminal(row.group))
-    ax.set_yticks(np.arange(len(names)), [label for _, label in names])
+    ax.set_yticks(np.arange(len(names)), [label for _, label in names], **MATH)
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("posterior mean and interval")

@@ -14,8 +14,8 @@ from agenteval.present.text import format_number as _num
 if TYPE_CHECKING:
     from agenteval.results.rag import PrecisionCase, RagResults, RagSummary, RecallCase
 
-__all__ = ["precision_case_html", "recall_case_html", "results_html", "summary_html",
-           "summary_text"]
+__all__ = ["precision_case_html", "recall_case_html", "report_html", "results_html",
+           "summary_html", "summary_text"]
 
 
 def precision_case_html(case: PrecisionCase) -> str:
@@ -94,3 +94,18 @@ def _rows_html(header: list[str], rows: list[list[Any]]) -> str:
     body = "".join("<tr>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in row) + "</tr>"
                    for row in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def report_html(results: RagResults) -> str:
+    """``METRIC_report.html``: one self-contained page (inline CSS, no network) with the
+    summary, the table of cases, then every case with its verdicts, as the notebook shows them."""
+    from agenteval.present.report import page_head
+
+    title = f"agenteval {results.metric}: {len(results)} cases"
+    case_html = (precision_case_html if results.metric == "contextual_precision"
+                 else recall_case_html)
+    cases = "".join(f"<details><summary>{html.escape(str(c.case_id))}</summary>"
+                    f"{case_html(c)}</details>" for c in results)
+    return (f"{page_head(title)}<body><main><h1>{html.escape(title)}</h1>"
+            f"<pre>{html.escape(summary_text(results.summary()))}</pre>"
+            f"{results_html(results)}<h2>Cases</h2>{cases}</main></body></html>\n")

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from agenteval._util.files import write_atomic
 from agenteval._util.sanitize import terminal
 from agenteval.graders.summary import drilldown_html, summary_html
 from agenteval.present.calibration import calibration_html
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from agenteval.schemas.common import Batch, Dataset
 
 __all__ = ["DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order",
-           "find_figures", "render_report", "write_report"]
+           "find_figures", "page_head", "render_report", "write_report"]
 
 DEFAULT_MAX_CONVERSATIONS = 500
 """Conversations drilled down in a report by default: about 1.5-4 MB of HTML, which a browser
@@ -60,32 +61,34 @@ def write_report(results: AgenticResults, path: str | Path, *,
                  datasets: Sequence[Dataset] | None = None,
                  figures_dir: str | Path | None = None,
                  max_conversations: int | None = DEFAULT_MAX_CONVERSATIONS,
-                 lists_dir: str | Path | None = None) -> Path:
+                 lists_dir: str | Path | None = None,
+                 figures: Iterable[str | Path] | None = None) -> Path:
     """Write ``render_report`` to ``path``; PNG figures found in ``figures_dir`` are embedded.
 
     ``datasets`` (the conversations that were evaluated) add the query, answer, reference and
     tool calls to each interaction; without them the report shows the verdicts only.
     ``max_conversations`` caps the drill-down (module docstring); the note links the files in
     ``lists_dir`` (default: beside ``path``) that hold every conversation.
+    ``figures``: the PNG files to embed, instead of those found in ``figures_dir``.
     """
     import os
 
     path = Path(path)
-    figures = find_figures(figures_dir) if figures_dir is not None else []
+    if figures is None:
+        figures = find_figures(figures_dir) if figures_dir is not None else []
     folder = Path(lists_dir) if lists_dir is not None else path.parent
     beside = [Path(os.path.relpath(folder / name, path.parent)).as_posix()
               for name in _FULL_LISTS if (folder / name).is_file()]
     # errors=: a lone surrogate handed in from Python must not lose the run at its last step
-    path.write_text(render_report(results, datasets=datasets, figures=figures,
-                                  max_conversations=max_conversations, full_lists=beside),
-                    encoding="utf-8", errors="backslashreplace")
-    return path
+    return write_atomic(path, render_report(results, datasets=datasets, figures=figures,
+                                            max_conversations=max_conversations,
+                                            full_lists=beside), errors="backslashreplace")
 
 
 def datasets_from_manifest(results: AgenticResults) -> list[Dataset] | None:
     """The conversations a reloaded run evaluated, read again from the data file its manifest
     names, if that file still has the recorded SHA-256 (else None: the report shows verdicts)."""
-    from agenteval.results.io import describe_source
+    from agenteval.results.manifest import describe_source
 
     data = (getattr(results, "provenance", {}) or {}).get("data") or {}
     path = next((p for p in (data.get("path"), data.get("resolved")) if p and Path(p).is_file()), None)
@@ -122,7 +125,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
     by_session = {d.session_id: d for d in datasets} if datasets is not None else {}
     manifest = dict(getattr(results, "provenance", {}))
     parts = [
-        _head(f"agenteval report: {len(results)} conversations, k={results.k}"),
+        page_head(f"agenteval report: {len(results)} conversations, k={results.k}"),
         "<body><main>",
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
         _unjudged_banner(results),
@@ -182,7 +185,8 @@ def _interval(value: Any, low: Any, high: Any) -> str:
     return f"{_fmt(value)} <span class=ci>[{_fmt(low)}, {_fmt(high)}]</span>"
 
 
-def _head(title: str) -> str:
+def page_head(title: str) -> str:
+    """The page's doctype, title and inline CSS (shared with the RAG report)."""
     return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
             f"<title>{_e(title)}</title><style>{_CSS}</style></head>")

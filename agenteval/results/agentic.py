@@ -159,6 +159,20 @@ class SuiteSummary(BaseModel):
 
         return summary_text(self)
 
+    def to_latex(self, what: str = "summary", **options: Any) -> str:
+        """A booktabs table for a paper: 'summary', 'comparisons', 'ranking' or 'quality'
+        (options: ``intervals='brackets'|'subsup'``, caption, label, environment; see
+        :mod:`agenteval.present.tables`)."""
+        from agenteval.present.tables import table_latex
+
+        return table_latex(self, what, **options)
+
+    def to_markdown(self, what: str = "summary", **options: Any) -> str:
+        """The same tables as Markdown (GFM pipe tables), caption above."""
+        from agenteval.present.tables import table_markdown
+
+        return table_markdown(self, what, **options)
+
     def _repr_html_(self) -> str:
         from agenteval.present.html import summary_html
 
@@ -351,10 +365,16 @@ class AgenticResults(list[AgenticMetric]):
     def to_netcdf(self, path: Any, **kwargs: Any) -> str:
         """Write the posterior (what :meth:`to_inference_data` holds) to a NetCDF file that
         ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
-        h5netcdf alone (no arviz import), atomically."""
+        h5netcdf alone (no arviz import), atomically (a temporary file renamed into place, never
+        through a symbolic link), in a child process where the platform forks (a full disk can
+        crash HDF5: ``results.write.write_netcdf``)."""
+        from agenteval._util.files import check_no_link
         from agenteval._util.netcdf import write_draws
+        from agenteval.results.write import write_netcdf
 
-        return write_draws(self.posterior_draws(**kwargs), str(path))
+        check_no_link(path)
+        draws = self.posterior_draws(**kwargs)
+        return str(write_netcdf(lambda target: write_draws(draws, target), path))
 
     def comparison_table(self) -> Any:
         """Every pair of agents (paired on shared tasks), the ranking, with draws for figures;
@@ -415,6 +435,17 @@ class AgenticResults(list[AgenticMetric]):
                     "tool_reasoning": tool.reasoning if tool else None,
                 })
         return pd.DataFrame(rows)
+
+    def save(self, out: Any, *, datasets: Any = None, max_conversations: int | None = None,
+             figures: Any = ("png",)) -> list[Any]:
+        """Write what ``agenteval run --out OUT`` writes (CSV files, ``results.json``, the HTML
+        report and, in the Bayesian modes, ``posterior.nc`` and the figures in the formats
+        ``figures``), atomically and as one set (``agenteval.results.write.save``). Returns the
+        files written."""
+        from agenteval.results.write import save
+
+        return save(self, out, datasets=datasets, max_conversations=max_conversations,
+                    figures=figures)
 
     def to_json(self) -> dict[str, Any]:
         """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""

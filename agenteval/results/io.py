@@ -1,4 +1,5 @@
-"""Results that reload: ``load_results`` (the ``results.json`` of a run, or its ``--out`` folder).
+"""Results that reload: ``load_results`` (the ``results.json`` of a run, or its ``--out`` folder);
+``save`` (what ``--out`` writes, :mod:`agenteval.results.write`) is re-exported here.
 
 Reloading restores the per-conversation metrics (with every interaction), the run settings, the
 statistical mode and the judge's accounting, so the summary, DataFrames and comparisons come back
@@ -26,12 +27,13 @@ from agenteval.results.manifest import (
     mode_from_spec,
     mode_spec,
 )
+from agenteval.results.write import save
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import AgenticResults
 
 __all__ = ["RESULTS_FILE", "MANIFEST_VERSION", "load_results", "results_from_json", "build_manifest",
-           "describe_source", "describe_call", "mode_spec", "mode_from_spec"]
+           "describe_source", "describe_call", "mode_spec", "mode_from_spec", "save"]
 
 RESULTS_FILE = "results.json"
 

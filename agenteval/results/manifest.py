@@ -12,7 +12,6 @@ import ast
 import dataclasses
 import datetime as _dt
 import hashlib
-import importlib
 import inspect
 import json
 import platform
@@ -27,8 +26,9 @@ if TYPE_CHECKING:
     from agenteval.results.agentic import AgenticResults
     from agenteval.statistical.modes import StatisticalMode
 
-__all__ = ["LIBRARIES", "MANIFEST_VERSION", "build_manifest", "describe_call", "describe_source",
-           "judge_spec", "library_versions", "mode_from_spec", "mode_spec"]
+__all__ = ["LIBRARIES", "MANIFEST_VERSION", "build_manifest", "build_rag_manifest", "describe_call",
+           "describe_source", "judge_spec", "library_versions", "mode_classes", "mode_from_spec",
+           "mode_spec"]
 
 
 MANIFEST_VERSION = "1"
@@ -105,7 +105,8 @@ def describe_source(path: str | Path) -> dict[str, Any]:
     return out
 
 
-def describe_call(source: Any, model: Any, k: int, **options: Any) -> dict[str, Any]:
+def describe_call(source: Any, model: Any, k: int | None = None, *, function: str = "Agentic.run",
+                  **options: Any) -> dict[str, Any]:
     """The Python call that produced a run, for the manifest (data file hashed when it is one)."""
     def show(value: Any) -> str:
         if isinstance(value, (str, int, float, bool, type(None), Path)):
@@ -117,7 +118,8 @@ def describe_call(source: Any, model: Any, k: int, **options: Any) -> dict[str, 
         return repr(value) if len(repr(value)) <= 200 else f"<{type(value).__name__}>"
 
     args = ", ".join(f"{name}={show(value)}" for name, value in options.items())
-    call = f"Agentic.run({show(source)}, model={show(model)}, k={k}{', ' + args if args else ''})"
+    head = f"{show(source)}, model={show(model)}" + ("" if k is None else f", k={k}")
+    call = f"{function}({head}{', ' + args if args else ''})"
     data = None
     if isinstance(source, (str, Path)) and Path(source).exists():
         data = describe_source(source)
@@ -220,22 +222,79 @@ def _is_json_scalar(value: Any) -> bool:
     return isinstance(value, (str, int, float, bool, type(None)))
 
 
-def mode_from_spec(spec: dict[str, Any]) -> StatisticalMode:
-    """Rebuild the statistical mode :func:`mode_spec` described."""
-    from agenteval.statistical.modes import StatisticalMode
+def mode_classes() -> dict[str, type]:
+    """The statistical modes a results file may name, by every spelling it may use: the class
+    name, its current module path, and the path files written before the package's layout
+    changed used. Nothing outside this table is ever imported or called for a file."""
+    from agenteval.statistical.modes import BayesianMode, FrequentistMode
 
-    module_name, _, qualname = str(spec.get("class", "")).rpartition(".")
-    params = {k: tuple(v) if isinstance(v, list) else v for k, v in spec.get("params", {}).items()}
-    if not module_name.startswith("agenteval."):
-        raise DataError(f"unknown statistical mode class {spec.get('class')!r}",
-                        field="manifest.statistical_mode")
+    out: dict[str, type] = {}
+    for cls in (FrequentistMode, BayesianMode):
+        for name in (cls.__name__, f"{cls.__module__}.{cls.__qualname__}",
+                     f"agenteval.statistical.modes.{cls.__name__}"):
+            out[name] = cls
+    return out
+
+
+def mode_from_spec(spec: dict[str, Any]) -> StatisticalMode:
+    """Rebuild the statistical mode :func:`mode_spec` described.
+
+    Only the known mode classes (:func:`mode_classes`) are constructed, with keyword arguments
+    that are their constructor's parameters and plain JSON values (numbers, strings, booleans,
+    null, lists of them), which the constructor validates; a file that names anything else is
+    refused with one DataError and nothing is imported or run.
+    """
+    where = "manifest.statistical_mode"
+    if not isinstance(spec, dict):
+        raise DataError("expected an object with 'class' and 'params'", field=where)
+    name = spec.get("class")
+    known = mode_classes()
+    cls = known.get(name) if isinstance(name, str) else None
+    if cls is None:
+        shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:77] + "..."
+        raise DataError(f"unknown statistical mode class {shown}: a results file may name "
+                        "only FrequentistMode or BayesianMode", field=f"{where}.class")
+    raw = spec.get("params", {})
+    if not isinstance(raw, dict):
+        raise DataError("expected an object of parameters", field=f"{where}.params")
+    accepted = {n for n, p in inspect.signature(cls.__init__).parameters.items()
+                if n != "self" and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    params = {}
+    for key, value in raw.items():
+        if key not in accepted:
+            raise DataError(f"cannot rebuild statistical mode {cls.__name__}: {cls.__name__} has "
+                            f"no parameter {key!r}", field=f"{where}.params")
+        if not (_is_json_scalar(value) or (isinstance(value, list)
+                                           and all(_is_json_scalar(v) for v in value))):
+            raise DataError(f"cannot rebuild statistical mode {cls.__name__}: parameter {key!r} "
+                            "must be a number, string, boolean or null", field=f"{where}.params.{key}")
+        params[key] = tuple(value) if isinstance(value, list) else value
     try:
-        cls = getattr(importlib.import_module(module_name), qualname)
-        mode = cls(**params)
-    except (ImportError, AttributeError, TypeError, ValueError) as exc:
-        raise DataError(f"cannot rebuild statistical mode {spec.get('repr', spec.get('class'))}: "
-                        f"{exc}", field="manifest.statistical_mode") from None
-    if not isinstance(mode, StatisticalMode):
-        raise DataError(f"{spec.get('class')!r} is not a statistical mode",
-                        field="manifest.statistical_mode")
-    return mode
+        return cls(**params)
+    except (TypeError, ValueError) as exc:  # ConfigError is a ValueError
+        raise DataError(f"cannot rebuild statistical mode {cls.__name__}: {exc}",
+                        field=where) from None
+
+
+def build_rag_manifest(results: Any) -> dict[str, Any]:
+    """What produced RAG ``results``: versions, data, judge (with its accounting), mode, call."""
+    from agenteval._util.version import __version__
+
+    run = getattr(results, "judge_run", None)
+    mode = getattr(results, "mode", None)
+    fresh: dict[str, Any] = {
+        "manifest_version": MANIFEST_VERSION,
+        "agenteval": __version__,
+        "created": _now(),
+        "python": platform.python_version(),
+        "platform": platform.platform(terse=True),
+        "libraries": library_versions(),
+        "command": None,
+        "call": None,
+        "data": None,
+        "judge": judge_spec(run) if run is not None else None,
+        "judge_run": dataclasses.asdict(run) if run is not None else None,
+        "statistical_mode": mode_spec(mode) if mode is not None else None,
+        "settings": dict(getattr(results, "settings", {}) or {}),
+    }
+    return {**fresh, **getattr(results, "provenance", {})}

@@ -209,11 +209,15 @@ class RagResults(list):  # type: ignore[type-arg]
     """Per-case results of one RAG metric run (a list), with summary and exports."""
 
     def __init__(self, cases: list[Any], *, metric: str, summary: RagSummary,
-                 settings: dict[str, Any], judge_run: JudgeRun | None = None) -> None:
+                 settings: dict[str, Any], judge_run: JudgeRun | None = None,
+                 mode: Any = None) -> None:
         super().__init__(cases)
         self.metric = metric
         self.settings = settings
         self.judge_run = judge_run
+        self.mode = mode
+        self.provenance: dict[str, Any] = {}
+        """Manifest entries of the caller (the CLI's command and data file), as for agentic runs."""
         self._summary = summary
 
     def summary(self) -> RagSummary:
@@ -258,11 +262,23 @@ class RagResults(list):  # type: ignore[type-arg]
         return pd.DataFrame(rows)
 
     def to_json(self) -> dict[str, Any]:
-        """Everything, JSON-safe: settings, summary, and every case with its evidence."""
+        """Everything, JSON-safe: the manifest (as for agentic results), settings, summary, and
+        every case with its evidence."""
+        from agenteval.results.manifest import build_rag_manifest
+
         return _json_safe({
-            "version": RAG_RESULTS_VERSION, "metric": self.metric, "settings": self.settings,
+            "version": RAG_RESULTS_VERSION, "metric": self.metric,
+            "manifest": build_rag_manifest(self), "settings": self.settings,
             "summary": asdict(self._summary), "cases": [asdict(c) for c in self],
         })
+
+    def save(self, out: Any) -> list[Any]:
+        """Write what ``agenteval rag METRIC --out OUT`` writes (``agenteval.results.write``):
+        the cases, details and summary as CSV, an HTML report and ``METRIC.json``, atomically
+        and as one set. Returns the files written."""
+        from agenteval.results.write import save_rag
+
+        return save_rag(self, out)
 
     @classmethod
     def from_json(cls, payload: Any) -> RagResults:
@@ -285,8 +301,11 @@ class RagResults(list):  # type: ignore[type-arg]
             summary = RagSummary(**raw)
         except (KeyError, TypeError) as exc:
             raise DataError(f"malformed RAG results: {exc}") from None
-        return cls(cases, metric=payload["metric"], summary=summary,
-                   settings=dict(payload.get("settings") or {}))
+        results = cls(cases, metric=payload["metric"], summary=summary,
+                      settings=dict(payload.get("settings") or {}))
+        manifest = payload.get("manifest")
+        results.provenance = dict(manifest) if isinstance(manifest, dict) else {}
+        return results
 
     def _repr_html_(self) -> str:
         from agenteval.present.rag import results_html

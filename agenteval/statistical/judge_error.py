@@ -128,7 +128,10 @@ def _wilson(x: Any, n: Any, z: float) -> tuple[np.ndarray, np.ndarray]:
         p = x / n
         centre = (p + z * z / (2 * n)) / (1 + z * z / n)
         half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return np.clip(centre - half, 0, 1), np.clip(centre + half, 0, 1)
+    # exactly 0 at x = 0 and 1 at x = n (rounding would leave 1e-17 above the estimate)
+    low = np.where(x == 0, 0.0, np.clip(centre - half, 0, 1))
+    high = np.where(x == n, 1.0, np.clip(centre + half, 0, 1))
+    return np.where(n > 0, low, np.nan), np.where(n > 0, high, np.nan)
 
 
 # --------------------------------------------------------------------------- agreement
