@@ -201,9 +201,10 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
          figures: Sequence[str] = DEFAULT_FIGURES) -> list[Path]:
     """Write what ``agenteval run --out OUT`` writes: conversations.csv, interactions.csv,
     summary.csv, quality.csv, summary.tex (with several agents also comparisons.csv, ranking.csv
-    and comparisons.tex; with graders graders.csv and grader_checks.csv), results.json, report.html and, in the Bayesian
-    modes, posterior.nc and the figures in ``figures/`` (``figures``: their formats, any of
-    png, pdf, svg; the report embeds the PNG ones). Returns the files written.
+    and comparisons.tex; with graders graders.csv and grader_checks.csv), results.json,
+    report.html and, in the Bayesian modes, posterior.nc and the figures in ``figures/``
+    (``figures``: their formats, any of png, pdf, svg; the report embeds the PNG ones).
+    Returns the files written.
 
     ``datasets`` (the conversations evaluated) give the report the queries, answers and tool
     calls; without them they are read again from the data file the manifest names when it is
