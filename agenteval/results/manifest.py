@@ -45,20 +45,10 @@ def build_manifest(results: AgenticResults) -> dict[str, Any]:
     Keys recorded by the caller in ``results.provenance`` (the CLI's command and data file, the
     Python call, or a reloaded run's original manifest) take precedence over fresh ones.
     """
-    from agenteval._util.version import __version__
-
     run = results.judge_run
     settings = results.settings
     fresh: dict[str, Any] = {
-        "manifest_version": MANIFEST_VERSION,
-        "agenteval": __version__,
-        "created": _now(),
-        "python": platform.python_version(),
-        "platform": platform.platform(terse=True),
-        "libraries": library_versions(),
-        "command": None,
-        "call": None,
-        "data": None,
+        **_environment(),
         "judge": judge_spec(run),
         "judge_run": dataclasses.asdict(run),
         "statistical_mode": mode_spec(settings.mode),
@@ -276,22 +266,22 @@ def mode_from_spec(spec: dict[str, Any]) -> StatisticalMode:
                         field=where) from None
 
 
-def build_rag_manifest(results: Any) -> dict[str, Any]:
-    """What produced RAG ``results``: versions, data, judge (with its accounting), mode, call."""
+def _environment() -> dict[str, Any]:
+    """The manifest's first keys, the same for every kind of run: versions, time, platform, and
+    the provenance slots the caller fills in (command, call, data)."""
     from agenteval._util.version import __version__
 
+    return {"manifest_version": MANIFEST_VERSION, "agenteval": __version__, "created": _now(),
+            "python": platform.python_version(), "platform": platform.platform(terse=True),
+            "libraries": library_versions(), "command": None, "call": None, "data": None}
+
+
+def build_rag_manifest(results: Any) -> dict[str, Any]:
+    """What produced RAG ``results``: versions, data, judge (with its accounting), mode, call."""
     run = getattr(results, "judge_run", None)
     mode = getattr(results, "mode", None)
     fresh: dict[str, Any] = {
-        "manifest_version": MANIFEST_VERSION,
-        "agenteval": __version__,
-        "created": _now(),
-        "python": platform.python_version(),
-        "platform": platform.platform(terse=True),
-        "libraries": library_versions(),
-        "command": None,
-        "call": None,
-        "data": None,
+        **_environment(),
         "judge": judge_spec(run) if run is not None else None,
         "judge_run": dataclasses.asdict(run) if run is not None else None,
         "statistical_mode": mode_spec(mode) if mode is not None else None,

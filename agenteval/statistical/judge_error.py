@@ -202,7 +202,9 @@ def agreement(human: Any, judge: Any, *, level: float = 0.95) -> Agreement:
         se = t.tp / pos if pos else math.nan
         sp = t.tn / neg if neg else math.nan
         acc = (t.tp + t.tn) / t.n if t.n else math.nan
-    kap, k_lo, k_hi = cohen_kappa(human, judge, level=level)
+    kap = k_lo = k_hi = math.nan
+    if t.n:
+        kap, k_lo, k_hi = cohen_kappa(human, judge, level=level)
     return Agreement(confusion=t, sensitivity=se, sensitivity_low=float(se_lo),
                      sensitivity_high=float(se_hi), specificity=sp, specificity_low=float(sp_lo),
                      specificity_high=float(sp_hi), accuracy=acc, accuracy_low=float(ac_lo),

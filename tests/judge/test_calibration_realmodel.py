@@ -72,6 +72,9 @@ def test_real_judge_calibrated_against_the_references(llama_server, tmp_path):  
         bayes = Agentic.run(rows, judge, 2, statistical_mode=BayesianMode(mc_samples=2000),
                             labels=labels)
         seconds = time.monotonic() - started
+        judged = sum(i.source == "judged" and i.score is not None for m in bayes
+                     for i in m.interactions)
+        assert judged >= 20, f"only {judged} verdicts before the deadline ({deadline} s)"
         cal_b = bayes.calibration()
         # the same verdicts in the frequentist mode, without judging again
         cal_f = calibrate(_with_mode(bayes, FrequentistMode()), labels)

@@ -375,3 +375,8 @@ def test_a_group_with_every_interaction_labelled_keeps_the_others_identified() -
     full = np.ones(s.group.size, bool)
     np.logical_and.at(full, s.conversation, s.truth == 1)
     assert out[1].share[0] == pytest.approx(full[s.group == 1].mean())
+
+
+def test_agreement_on_no_items_is_nan_not_an_error() -> None:
+    a = je.agreement([], [])
+    assert a.confusion.n == 0 and math.isnan(a.sensitivity) and math.isnan(a.kappa)
