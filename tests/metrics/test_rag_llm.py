@@ -110,7 +110,9 @@ def test_one_request_per_statement_and_hand_computed_recall(server, tmp_path):
     for body in attributions:          # one statement each, against the combined context
         user = body["messages"][-1]["content"]
         assert len(STATEMENT_RE.findall(user)) == 1
-    two = [b for b in attributions if "d1" in b["messages"][-1]["content"]][0]
+    # found by its statement (not a substring of the whole prompt: the item id is hex, "d1" too)
+    two = [b for b in attributions
+           if STATEMENT_RE.findall(b["messages"][-1]["content"])[0].startswith("d1")][0]
     assert NODE_RE.findall(two["messages"][-1]["content"]) == ["x1", "x2 [rel]", "y1 [rel]",
                                                                "y2", "y3"]
     got = {c.case_id: (c.attributable, c.total) for c in results}
