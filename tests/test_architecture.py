@@ -318,7 +318,7 @@ PINNED_ALL: dict[str, list[str]] = {
     ],
     "agenteval.results.agentic": [
         "AgenticResults", "NotIdentifiedWarning", "RunSettings", "SuiteRow", "SuiteSummary",
-        "not_identified_note", "results_from_json", "without_data",
+        "UnknownOutcomesWarning", "not_identified_note", "results_from_json", "without_data",
     ],
     "agenteval.results.comparisons": [
         "AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields",

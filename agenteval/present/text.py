@@ -112,6 +112,12 @@ def summary_text(summary: SuiteSummary) -> str:
                 f"{iv(r.pooled_pass_at_k, r.pooled_pass_at_k_low, r.pooled_pass_at_k_high)}"
                 f"   pass^{k} "
                 f"{iv(r.pooled_pass_pow_k, r.pooled_pass_pow_k_low, r.pooled_pass_pow_k_high)}")
+    unknown = [r for r in summary.rows if r.unknown]
+    if unknown:
+        lines += ["", "share fully correct if every unknown conversation failed / succeeded "
+                  "(bounds that hold even when judge failures depend on correctness):"]
+        lines += [f"  {r.group[:21]:<22}[{format_number(r.rate_unknown_wrong)}, "
+                  f"{format_number(r.rate_unknown_right)}]  ({r.unknown} unknown)" for r in unknown]
     notes = sorted({r.note for r in summary.rows if r.note})
     if notes:
         lines += [""] + [f"note: {n}" for n in notes]

@@ -7,6 +7,7 @@ result keeps working) with ``summary()``, ``to_dataframe()``, ``to_json()`` and 
 from __future__ import annotations
 
 import dataclasses
+import math
 import warnings
 from collections.abc import Iterable
 from dataclasses import fields, replace
@@ -22,6 +23,7 @@ from agenteval.schemas.results import RESULTS_VERSION, AgenticMetric
 from agenteval.schemas.run import RunSettings
 
 __all__ = ["AgenticResults", "NotIdentifiedWarning", "RunSettings", "SuiteRow", "SuiteSummary",
+           "UnknownOutcomesWarning",
            "not_identified_note", "results_from_json", "without_data"]
 
 if TYPE_CHECKING:
@@ -57,6 +59,12 @@ class SuiteRow(BaseModel):
     rate_high: float = _f("Upper interval bound of p.")
     rate_method: str = _f("'complete cases' or 'post-stratified by length' (with judge errors "
                           "and mixed lengths: unbiased when failures are unrelated to correctness).")
+    rate_unknown_wrong: float = Field(
+        default=math.nan, description="The observed share if every unknown conversation failed: "
+        "fully_correct / conversations (a bound that holds whatever made outcomes unknown).")
+    rate_unknown_right: float = Field(
+        default=math.nan, description="The observed share if every unknown conversation "
+        "succeeded: (conversations - known_failures) / conversations.")
     headline: Literal["tasks", "pooled"] = _f(
         "'tasks': pass_at_k / pass_pow_k are the suite's-task values (task_id repeats); "
         "'pooled': no repeated tasks, they are the pooled plug-in.")
@@ -498,6 +506,9 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
     for note in values.notes:
         if note.startswith("one attempt per task"):
             warnings.warn(f"agenteval: {note}", NotIdentifiedWarning, stacklevel=3)
+        for part in note.split("; "):
+            if part.startswith("unknown outcomes (judge errors) allow"):
+                warnings.warn(f"agenteval: {part}", UnknownOutcomesWarning, stacklevel=3)
     run = results.judge_run
     judge = {"judge": run.judge, "calls": run.calls, "cache_hits": run.cache_hits,
              "errors": run.errors, "not_judged_budget": run.not_judged_budget,
@@ -511,6 +522,11 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
                         diagnostics=_json_safe(values.diagnostics),
                         quality=[QualityRow(**q) for q in values.quality], **extra)
+
+
+class UnknownOutcomesWarning(UserWarning):
+    """Unknown outcomes (judge errors) allow a rate far wider than its interval: if judge
+    failures depend on correctness, the estimate may be off by up to that much."""
 
 
 class NotIdentifiedWarning(UserWarning):

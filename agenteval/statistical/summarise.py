@@ -155,12 +155,20 @@ def group_row(counts: SuiteCounts, mask: np.ndarray, name: str, level: str, mode
             else {f: rate[f] for f in PASS_FIELDS})
     fully = counts.fully[mask]
     n_full, failed = int(np.sum(fully == 1)), int(np.sum(fully == 0))
+    bounds = suite.unknown_bounds(int(mask.sum()), n_full, failed, k)
+    if bounds["unknown"]:   # failures that depend on correctness: only these bounds hold
+        wide = suite.unknown_bounds_note(bounds["rate_unknown_wrong"], bounds["rate_unknown_right"],
+                                         rate["rate_low"], rate["rate_high"],
+                                         what=f"the share fully correct of {name}")
+        note = ((note + "; ") if note and wide else note) + wide
     return {
         "group": name, "level": level, "conversations": int(mask.sum()),
         "complete": int(counts.complete[mask].sum()), "fully_correct": n_full,
         "known_failures": failed, "unknown": int(mask.sum()) - n_full - failed,
         "rate": rate["rate"], "rate_low": rate["rate_low"], "rate_high": rate["rate_high"],
-        "rate_method": rate_method, "headline": headline, **head,
+        "rate_method": rate_method,
+        "rate_unknown_wrong": bounds["rate_unknown_wrong"],
+        "rate_unknown_right": bounds["rate_unknown_right"], "headline": headline, **head,
         **{f"pooled_{f}": rate[f] for f in PASS_FIELDS},
         "tasks": task.tasks, "tasks_with_k": task.tasks_with_k, "max_attempts": task.max_attempts,
         "identified": task.identified,
