@@ -35,7 +35,6 @@ from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import (
-    AgenticMetric,
     InteractionResult,
     ToolCorrectnessScore,
     trusted,
@@ -269,6 +268,7 @@ def _evaluate(
     grader_concurrency: int = 4,
 ) -> AgenticResults:
     from agenteval.results.agentic import AgenticResults, without_data  # what run() returns
+    from agenteval.results.columns import Columns
 
     include_history = include_history or bool(getattr(judge, "include_history", False))
     slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
@@ -320,41 +320,30 @@ def _evaluate(
         unbiased_at = pass_at_k_unbiased(n, c, settings.k)
         unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
 
-    # Python numbers once per column (``tolist``), not one numpy scalar per conversation.
-    columns = zip(n.astype(int).tolist(), c.astype(int).tolist(), *(
-        np.asarray(a, dtype=float).tolist() for a in (
-            est.pass_at_k, est.pass_at_k_low, est.pass_at_k_high, est.pass_pow_k,
-            est.pass_pow_k_low, est.pass_pow_k_high, unbiased_at, unbiased_pow)))
-    metrics = []
-    for ds, rs, w, (n_i, c_i, at, at_lo, at_hi, pw, pw_lo, pw_hi, u_at, u_pw) in zip(
-            datasets, per_conversation, whole, columns):
-        metrics.append(trusted(  # computed here: no re-validation (schemas.results.trusted)
-            AgenticMetric,
-            session_id=ds.session_id,
-            assistant_id=ds.assistant_id,
-            task_id=ds.task_id,
-            attempt=ds.attempt,
-            source=_source(rs, w),
-            total_interactions=n_i,
-            correct_interactions=c_i,
-            is_fully_correct=bool(c_i) if w else _fully_correct(rs),
-            threshold=settings.threshold,
-            correctness_scores=[r.score for r in rs],
-            correct_indices=[j for j, r in enumerate(rs) if r.is_correct],
-            tool_correctness_scores=[r.tool_correctness for r in rs],
-            k=settings.k,
-            pass_at_k=at,
-            pass_at_k_ci_low=at_lo,
-            pass_at_k_ci_high=at_hi,
-            pass_pow_k=pw,
-            pass_pow_k_ci_low=pw_lo,
-            pass_pow_k_ci_high=pw_hi,
-            pass_at_k_unbiased=u_at,
-            pass_pow_k_unbiased=u_pw,
-            judge_errors=0 if w else sum(r.is_correct is None for r in rs),
-            interactions=rs,
-        ))
-    results = AgenticResults(metrics, settings=settings, judge_run=run, method=est.method)
+    # The results as columns (agenteval.results.columns): no object per conversation's field.
+    size = len(datasets)
+    conversations: dict[str, Any] = {
+        "session_id": [ds.session_id for ds in datasets],
+        "assistant_id": [ds.assistant_id for ds in datasets],
+        "task_id": [ds.task_id for ds in datasets],
+        "attempt": [ds.attempt for ds in datasets],
+        "source": [_source(rs, w) for rs, w in zip(per_conversation, whole)],
+        "total_interactions": n, "correct_interactions": c,
+        "is_fully_correct": [bool(c_i) if w else _fully_correct(rs)
+                             for rs, w, c_i in zip(per_conversation, whole, c.tolist())],
+        "threshold": np.full(size, settings.threshold), "k": np.full(size, settings.k),
+        "judge_errors": [0 if w else sum(r.is_correct is None for r in rs)
+                         for rs, w in zip(per_conversation, whole)],
+    }
+    for key, values in (
+            ("pass_at_k", est.pass_at_k), ("pass_at_k_ci_low", est.pass_at_k_low),
+            ("pass_at_k_ci_high", est.pass_at_k_high), ("pass_pow_k", est.pass_pow_k),
+            ("pass_pow_k_ci_low", est.pass_pow_k_low), ("pass_pow_k_ci_high", est.pass_pow_k_high),
+            ("pass_at_k_unbiased", unbiased_at), ("pass_pow_k_unbiased", unbiased_pow)):
+        conversations[key] = np.asarray(values, dtype=float).reshape(size).tolist()
+    columns = Columns.build(conversations, per_conversation)
+    results = AgenticResults(settings=settings, judge_run=run, method=est.method,
+                             columns=columns)
     if verbose:
         print(results.summary().to_text())
     return results

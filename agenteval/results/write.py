@@ -185,6 +185,65 @@ def _write_json(path: Path, data: Any) -> None:
         fh.write("\n")
 
 
+BLOCK = 20_000
+"""Conversations per block when a writer streams (the CSV files, results.json): what is held
+at once while writing is one block's rows, whatever the suite's size."""
+
+
+def _write_json_stream(path: Path, head: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+    """``_write_json(path, {**head, key: list(items)})`` (the same text, byte for byte), with
+    the items serialised one at a time."""
+    text = json.dumps({**head, key: []}, indent=2)
+    tail = "[]\n}"
+    assert text.endswith(tail)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text[:-len(tail)])
+        first = True
+        for item in items:
+            fh.write("[\n    " if first else ",\n    ")
+            fh.write(json.dumps(item, indent=2).replace("\n", "\n    "))
+            first = False
+        fh.write("[]\n}\n" if first else "\n  ]\n}\n")
+
+
+def _conversation_records(results: Any) -> Iterable[Any]:
+    from agenteval._util.jsonsafe import json_safe
+
+    for m in results:
+        yield json_safe(m.model_dump())
+
+
+def _csv_blocks(results: Any, frame: str, path: Path) -> None:
+    """One CSV file written a block of conversations at a time (``results.<frame>(start,
+    stop)``); a column whose type pandas would infer differently in a block than in the whole
+    (integers beside missing values: floats) is given its whole-column type, so the file is
+    the one a single frame writes."""
+    from agenteval._util.sanitize import csv_frame
+
+    make = getattr(results, frame)
+    size = len(results)
+    if size <= BLOCK:
+        csv_frame(make()).to_csv(path, index=False)
+        return
+    floats = _int_columns_with_gaps(results) if frame == "conversations_frame" else set()
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        for start in range(0, size, BLOCK):
+            part = make(start, start + BLOCK)
+            for name in floats & set(part.columns):
+                part[name] = part[name].astype(float)
+            csv_frame(part).to_csv(fh, index=False, header=start == 0)
+
+
+def _int_columns_with_gaps(results: Any) -> set[str]:
+    """Per-conversation integer columns with some values missing (``attempt``): pandas reads
+    them as floats in one frame."""
+    columns = getattr(results, "columns", None)
+    if columns is None or columns.held is not None:
+        return set()
+    _, none = columns.conv["attempt"]
+    return {"attempt"} if none.any() and not none.all() else set()
+
+
 def _write_text(text: str, path: Path) -> None:
     path.write_text(text, encoding="utf-8")
 
@@ -224,8 +283,8 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         datasets = datasets_from_manifest(results)
 
     def build(stage: Staging, previous: set[str]) -> None:
-        _csv(results.to_dataframe(), stage.path("conversations.csv"), index=False)
-        _csv(results.interactions_dataframe(), stage.path("interactions.csv"), index=False)
+        _csv_blocks(results, "conversations_frame", stage.path("conversations.csv"))
+        _csv_blocks(results, "interactions_frame", stage.path("interactions.csv"))
         _csv(summary.to_dataframe(), stage.path("summary.csv"))
         _csv(results.quality(), stage.path("quality.csv"), index=False)
         if summary.comparisons:
@@ -241,10 +300,15 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         write_report(results, stage.path("report.html"), datasets=datasets,
                      figures=_report_figures(stage, previous), lists_dir=stage.root,
                      max_conversations=cap)
-        data = results.to_json()
         path = stage.path(RESULTS_FILE)
-        data["manifest"]["outputs"] = sorted(stage.names)
-        _write_json(path, data)
+        if hasattr(results, "json_head"):
+            head = results.json_head()
+            head["manifest"]["outputs"] = sorted(stage.names)
+            _write_json_stream(path, head, "conversations", _conversation_records(results))
+        else:
+            data = results.to_json()
+            data["manifest"]["outputs"] = sorted(stage.names)
+            _write_json(path, data)
 
     return _write_set(out, _owns_agentic, AGENTIC_FILES, RESULTS_FILE, build)
 
