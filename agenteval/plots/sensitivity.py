@@ -87,9 +87,12 @@ def plot_prior_sensitivity(n: int, c: int, *, a: float = 1.0, b: float = 1.0, k:
             right.fill_between(js, lo, hi, color=color, alpha=0.2, lw=0)
             right.plot(js, mean, color=color, marker=marker, ms=2.8, lw=1.2, ls=ls, label=name)
             i = k - 1
-            rising = mean[-1] >= mean[0]   # the value above its line, off the axis frame
+            # the value beside its point, off its line and off the axis frame: above-left of a
+            # rising line, above-right of a falling one, below-right of a rising one near 1
+            rising, high = mean[-1] >= mean[0], mean[i] > 0.85
             right.annotate(f"{mean[i]:.2f}", (k, mean[i]), textcoords="offset points",
-                           xytext=(-4 if rising else 4, 5), ha="right" if rising else "left",
+                           xytext=(4 if high or not rising else -4, -11 if rising and high else 5),
+                           ha="right" if rising and not high else "left",
                            fontsize=7, color=color,
                            bbox={"boxstyle": "square,pad=0.1", "fc": "white", "ec": "none",
                                  "alpha": 0.8})

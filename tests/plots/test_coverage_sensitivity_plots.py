@@ -195,3 +195,55 @@ def test_priors_figure_draws_each_posterior_and_its_interval(tmp_path: Path, wid
     assert ax.get_xlabel() == "success rate $p$" and ax.xaxis.label._parse_math
     _exported(fig, tmp_path, inches)
     plt.close(fig)
+
+
+def test_every_figure_takes_a_journal_style_and_rejects_a_bad_width() -> None:
+    """``style=`` (a journal's rcParams) reaches the labels of every figure here."""
+    import matplotlib.pyplot as plt
+
+    from agenteval import BayesianMode
+    from agenteval.errors import ConfigError
+    from agenteval.plots import plot_difference, plot_pairwise, plot_power_curve
+    from agenteval.statistical.compare import compare_agents
+    from agenteval.statistical.plan import power_curve
+
+    rng = np.random.default_rng(5)
+    agent = [a for a in ("x", "y") for _ in range(24)]
+    task = [f"t{i % 12}" for i in range(48)]
+    success = list(rng.random(48) < np.repeat([0.4, 0.7], 24))
+    table = compare_agents(agent, task, success, k=1, mode=BayesianMode(mc_samples=500))
+    n = np.arange(3, 20)
+    p = np.linspace(0.05, 0.95, 10)
+    makers = {
+        "difference": lambda **kw: plot_difference(table.comparisons[0], **kw),
+        "pairwise": lambda **kw: plot_pairwise(table.ranking, **kw),
+        "power": lambda **kw: plot_power_curve(
+            power_curve([20, 40], rate_a=0.7, rate_b=0.6, icc=0.3, attempts=2), **kw),
+        "coverage": lambda **kw: plot_coverage(n, p, {"Wilson": coverage(n, p, method="wilson")},
+                                               **kw),
+        "sensitivity": lambda **kw: plot_prior_sensitivity(10, 8, **kw),
+        "priors": lambda **kw: plot_priors(10, 8, {"uniform": (1, 1)}, **kw),
+    }
+    style = {"font.family": "serif", "font.size": 10, "axes.labelsize": 10}
+    for name, make in makers.items():
+        fig = make(style=style, width="column")
+        fig.canvas.draw()
+        label = fig.axes[0].xaxis.label
+        assert label.get_fontfamily() == ["serif"] and label.get_fontsize() == 10, name
+        plt.close(fig)
+        with pytest.raises(ConfigError, match="width"):
+            make(width="triple")
+    plt.close("all")
+
+
+def test_a_method_name_is_text_even_inside_the_below_the_axis_note() -> None:
+    import matplotlib.pyplot as plt
+
+    n, p = np.arange(3, 15), np.linspace(0.05, 0.95, 10)
+    fig = plot_coverage(n, p, {"$5 Wald": coverage(n, p, method="wald")}, width="column")
+    fig.canvas.draw()   # the escaped "$" parses as a dollar sign inside the mathtext label
+    label = fig.axes[0].get_xlabel()
+    assert "below the axis: \\$5 Wald: $n$ = 3" in label
+    legend = {t.get_text(): t for t in fig.legends[0].get_texts()}
+    assert "$5 Wald" in legend and not legend["$5 Wald"]._parse_math
+    plt.close(fig)
