@@ -104,3 +104,18 @@ def test_json_stream_is_json_dump(tmp_path):
         path = tmp_path / "s.json"
         write._write_json_stream(path, head, "rows", iter(rows))
         assert path.read_text() == json.dumps({**head, "rows": rows}, indent=2) + "\n"
+
+
+def test_drill_down_and_tool_means_from_columns_match_the_objects():
+    from agenteval.cli.run import _mean_tool_score
+    from agenteval.present.report import drill_down_order
+
+    records = [json.loads(line) for line in open(DEMO, encoding="utf-8")]
+    for i, rec in enumerate(records):   # some references missing: judge errors, unknowns
+        if i % 4 == 0:
+            rec["conversation"][0].pop("ground_truth_assistant", None)
+    res = Agentic.run(records, k=3)
+    objects = list(res)
+    assert sum(m.judge_errors for m in objects) > 0
+    assert drill_down_order(res) == drill_down_order(objects)
+    assert res.tool_means() == [_mean_tool_score(m) for m in objects]

@@ -275,6 +275,20 @@ class AgenticResults(Sequence[AgenticMetric]):
             self._judged = judged
         return self._counts
 
+    def tool_means(self) -> list[float | None]:
+        """Per conversation, the mean overall tool correctness over its interactions with a
+        tool score (None where none has one), from the columns."""
+        from agenteval.results.columns import tool_means
+
+        return tool_means(self.columns)
+
+    def drill_down_keys(self) -> list[tuple[Any, ...]]:
+        """Per conversation, what the report's drill-down sorts by
+        (``present.report.drill_down_order``), from the columns."""
+        from agenteval.results.columns import drill_down_keys
+
+        return drill_down_keys(self.columns)
+
     @property
     def session_ids(self) -> list[str]:
         """Conversation ids in input order (kept from the counts' one pass)."""

@@ -540,3 +540,61 @@ def _interaction_records_of(metrics: Sequence[AgenticMetric]) -> dict[str, list[
                     ("tool_reasoning", tool.reasoning if tool else None)):
                 out[key].append(value)
     return out
+
+
+def tool_means(columns: Columns) -> list[float | None]:
+    """Per conversation, the mean overall tool correctness over its interactions with a tool
+    score (None: none has one), summed in Python's order as a loop over the objects would."""
+    if columns.held is not None:
+        out = []
+        for m in columns.held:
+            scores = [t.overall_correctness for t in m.tool_correctness_scores if t is not None]
+            out.append(sum(scores) / len(scores) if scores else None)
+        return out
+    has = columns.inter["tool"]
+    per = _per_conversation(has.astype(np.int64), columns.start).tolist()
+    overall = columns.inter["overall_correctness"].tolist()
+    out, t = [], 0
+    for count in per:
+        scores = overall[t:t + count]
+        t += count
+        out.append(sum(scores) / len(scores) if scores else None)
+    return out
+
+
+def drill_down_keys(columns: Columns) -> list[tuple[Any, ...]]:
+    """Per conversation, the key ``present.report.drill_down_order`` sorts by (its docstring),
+    from the columns."""
+    import hashlib
+
+    if columns.held is not None:
+        return [_key(m.session_id, m.is_fully_correct, m.judge_errors, m.correct_interactions,
+                     m.total_interactions, m.correctness_scores) for m in columns.held]
+    conv = columns.conv
+    scores = _float_list(*columns.inter["score"], 0, int(columns.start[-1]))
+    bounds = columns.start.tolist()
+    out = []
+    for i, (sid, fully, errors, c, n) in enumerate(zip(
+            conv["session_id"].tolist(), conv["is_fully_correct"].tolist(),
+            conv["judge_errors"].tolist(), conv["correct_interactions"].tolist(),
+            conv["total_interactions"].tolist())):
+        if fully == 1 and errors == 0:
+            tie = hashlib.blake2b(str(sid).encode("utf-8", "backslashreplace"),
+                                  digest_size=8).digest()
+            out.append((1, 0.0, 0.0, 0, tie))
+        else:
+            out.append(_key(sid, _TRI[fully], errors, c, n, scores[bounds[i]:bounds[i + 1]]))
+    return out
+
+
+def _key(sid: str, fully: bool | None, errors: int, c: int, n: int,
+         scores: Sequence[float | None]) -> tuple[Any, ...]:
+    import hashlib
+
+    tie = hashlib.blake2b(str(sid).encode("utf-8", "backslashreplace"), digest_size=8).digest()
+    if fully is True and not errors > 0:
+        return (1, 0.0, 0.0, 0, tie)
+    rate = c / n if n else 0.0
+    known = [s for s in scores if s is not None]
+    mean = sum(known) / len(known) if known else 0.0
+    return (0, rate, mean, -errors, tie)

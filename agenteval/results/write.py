@@ -179,7 +179,17 @@ def _write_set(out: str | Path, owns: Callable[[str], bool], known: Sequence[str
         stage.discard()
 
 
+class Streamed:
+    """JSON data ``{**head, key: list(items)}`` whose items are written one at a time."""
+
+    def __init__(self, head: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+        self.head, self.key, self.items = head, key, items
+
+
 def _write_json(path: Path, data: Any) -> None:
+    if isinstance(data, Streamed):
+        _write_json_stream(path, data.head, data.key, data.items)
+        return
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=2)
         fh.write("\n")
@@ -270,8 +280,7 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
     unchanged, else the report shows the verdicts only. ``max_conversations`` caps the report's
     drill-down (default 500).
     """
-    from agenteval.present.report import (DEFAULT_MAX_CONVERSATIONS, datasets_from_manifest,
-                                          write_report)
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, write_report
 
     cap = DEFAULT_MAX_CONVERSATIONS if max_conversations is None else max_conversations
     formats = tuple(dict.fromkeys(f.lower().lstrip(".") for f in figures))
@@ -280,7 +289,7 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         raise ConfigError(f"figure format {unknown[0]!r}: use any of {', '.join(FIGURE_FORMATS)}")
     summary = results.summary()
     if datasets is None:
-        datasets = datasets_from_manifest(results)
+        datasets = _report_datasets(results, cap)
 
     def build(stage: Staging, previous: set[str]) -> None:
         _csv_blocks(results, "conversations_frame", stage.path("conversations.csv"))
@@ -304,13 +313,36 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         if hasattr(results, "json_head"):
             head = results.json_head()
             head["manifest"]["outputs"] = sorted(stage.names)
-            _write_json_stream(path, head, "conversations", _conversation_records(results))
+            _write_json(path, Streamed(head, "conversations", _conversation_records(results)))
         else:
             data = results.to_json()
             data["manifest"]["outputs"] = sorted(stage.names)
             _write_json(path, data)
 
     return _write_set(out, _owns_agentic, AGENTIC_FILES, RESULTS_FILE, build)
+
+
+def _report_datasets(results: Any, cap: int | None) -> Any:
+    """The conversations the report drills down into, read again from the data file the
+    manifest names (``present.report.datasets_from_manifest``); from a JSONL file only those
+    the report shows are kept (a block at a time: a big suite is never held whole)."""
+    from agenteval.core.retriever import iter_dataset_blocks, streams
+    from agenteval.present.report import datasets_from_manifest, drill_down_order
+    from agenteval.results.manifest import describe_source
+
+    data = (getattr(results, "provenance", {}) or {}).get("data") or {}
+    path = next((p for p in (data.get("path"), data.get("resolved")) if p and Path(p).is_file()),
+                None)
+    if path is None or not streams(path) or cap is None or cap >= len(results):
+        return datasets_from_manifest(results)
+    try:
+        if describe_source(path).get("sha256") != data.get("sha256"):
+            return None
+        wanted = {results.session_ids[i] for i in drill_down_order(results)[:cap]}
+        return [ds for block in iter_dataset_blocks(path) for ds in block
+                if ds.session_id in wanted]
+    except (OSError, ValueError):
+        return None
 
 
 def _report_figures(stage: Staging, previous: set[str]) -> list[Path]:
