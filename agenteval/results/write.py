@@ -394,7 +394,7 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
     if not any(r.complete for r in rows):
         return
     figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest}
-    if any(r.tasks for r in rows):
+    if any(r.tasks for r in rows) and "p_task" in draws.posterior:  # (left out of huge suites)
         figures["shrinkage"] = plots.plot_shrinkage
     mode = results.settings.mode
     if getattr(mode, "method", "conjugate") != "conjugate" or (

@@ -51,6 +51,10 @@ _ROWS = 256
 """Draws per block in :func:`_group_power_draws` (a few MB per block at thousands of tasks)."""
 
 
+_BLOCK_VALUES = 4_000_000
+"""Values per block of p_task draws (32 MB of float64), whatever the number of tasks."""
+
+
 def _group_power_draws(p: np.ndarray, groups: np.ndarray, n_groups: int, k: int, *,
                        bootstrap_seed: int | None = None) -> dict[str, np.ndarray]:
     """``suite.group_power_draws`` in blocks of draws: the same numbers (the bootstrap weights
@@ -93,7 +97,9 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
     """Every posterior draw the views need (see the module docstring).
 
     ``fits``: the results' fits (``summarise.Fits``); ``draws``: conjugate draws (default the
-    mode's ``mc_samples``); ``p_conversation`` is left out above ``max_conversations``.
+    mode's ``mc_samples``); ``p_conversation`` is left out above ``max_conversations``
+    conversations and ``p_task`` above ``max_conversations`` tasks (drawn in blocks either way:
+    the per-agent task means are the same numbers).
     """
     from agenteval.statistical.new_task import new_task_draws
     from agenteval.statistical.summarise import share_draws
@@ -136,13 +142,24 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
     constant = {"agent_of_conversation": counts.agent}
     if tasks.size:
         coords["task"] = [f"{a}/{t}" for a, t in tasks.keys]
-        p_task = (task_fit.unit_draws().reshape(total, -1) if task_fit is not None else
-                  suite.conjugate_unit_draws(tasks.n, tasks.c, a=a0, b=b0, draws=total,
-                                             seed=seeds[2]))
-        posterior["p_task"] = shaped(p_task)
-        dims["p_task"] = ["task"]
-        for key, v in _group_power_draws(p_task, tasks.agent, len(names), k).items():
-            posterior[f"task_{key}"] = shaped(v)
+        # p_task in blocks of draws (the same numbers as one call): held only up to
+        # max_conversations tasks, like p_conversation; the per-agent means from every block
+        rows = max(1, min(_ROWS, _BLOCK_VALUES // max(tasks.size, 1)))
+        blocks = (task_fit.unit_draw_blocks(rows) if task_fit is not None else
+                  suite.conjugate_unit_draw_blocks(tasks.n, tasks.c, a=a0, b=b0, draws=total,
+                                                   seed=seeds[2], rows=rows))
+        kept: list[np.ndarray] = []
+        means: dict[str, list[np.ndarray]] = {"pass_at_k": [], "pass_pow_k": []}
+        for block in blocks:
+            if tasks.size <= max_conversations:
+                kept.append(block)
+            for key, v in _group_power_draws(block, tasks.agent, len(names), k).items():
+                means[key].append(v)
+        if kept:
+            posterior["p_task"] = shaped(np.concatenate(kept))
+            dims["p_task"] = ["task"]
+        for key, parts in means.items():
+            posterior[f"task_{key}"] = shaped(np.concatenate(parts))
             dims[f"task_{key}"] = ["agent"]
         if task_fit is not None:
             mu, kappa = task_fit.flat
