@@ -165,3 +165,39 @@ def test_report_and_notebook_display_carry_the_calibration(tmp_path: Path) -> No
 
     again = results_from_json(json.loads(json.dumps(res.to_json())))
     assert again.calibration().corrected[0].share == res.calibration().corrected[0].share
+
+
+@pytest.mark.parametrize("mode", [FrequentistMode(), BayesianMode(mc_samples=1500)])
+def test_summary_comparisons_and_ranking_are_judge_corrected_and_say_so(mode) -> None:
+    from agenteval.results.agentic import results_from_json
+
+    data, labels, _ = _suite()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(data, None, 2, statistical_mode=mode, labels=labels)
+        plain = Agentic.run(data, None, 2, statistical_mode=mode)
+        s, s0 = res.summary(), plain.summary()
+    cal = res.calibration()
+    assert s.comparisons == cal.comparisons and s.ranking == cal.ranking
+    assert {c.basis for c in s.comparisons} == {"judge-corrected"}
+    assert {r.basis for r in s.ranking} == {"judge-corrected"}
+    assert s.comparison_method.startswith("b vs a: judge-corrected")
+    # the judge-only ones stay beside them, exactly the run without labels
+    assert s.judge_only_comparisons == s0.comparisons and s.judge_only_ranking == s0.ranking
+    assert {c.basis for c in s0.comparisons} == {"judge-only"} and not s0.judge_only_comparisons
+    # every view says which it shows
+    text = s.to_text()
+    assert "JUDGE-CORRECTED" in text and "judge-only comparisons" in text
+    assert "judge-corrected" in text.split("ranking by")[1].splitlines()[0]
+    assert "JUDGE-CORRECTED" not in s0.to_text()
+    html = s._repr_html_()
+    assert "basis: judge-corrected" in html and "Judge only comparisons" in html
+    assert set(s.comparisons_dataframe()["basis"]) == {"judge-corrected"}
+    again = results_from_json(json.loads(json.dumps(res.to_json()))).summary()
+    assert again.comparisons == s.comparisons
+    # the corrected comparison agrees with the corrected headline rows it rests on
+    rows = {r.group: r for r in cal.corrected}
+    succ = next(c for c in s.comparisons if c.quantity == "success")
+    assert succ.agent_a == "b" and succ.method == "paired"
+    assert succ.rate_a == pytest.approx(rows["b"].share, abs=0.03)
+    assert succ.rate_b == pytest.approx(rows["a"].share, abs=0.03)

@@ -130,6 +130,11 @@ class SuiteSummary(BaseModel):
     comparison_notes: list[str] = Field(default_factory=list,
                                         description="What the comparisons could not compute, and why.")
     ranking: list[RankRow] = Field(default_factory=list, description="Agents ranked, with P(best).")
+    judge_only_comparisons: list[AgentComparison] = Field(
+        default_factory=list, description="With human labels: the comparisons on the judge's "
+        "verdicts taken as the truth (the comparisons above are then judge-corrected).")
+    judge_only_ranking: list[RankRow] = Field(
+        default_factory=list, description="With human labels: the ranking on the judge's verdicts.")
     quality: list[QualityRow] = Field(default_factory=list,
                                       description="Fair Forge's quality table per agent.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
@@ -519,6 +524,15 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
 
     rows = [SuiteRow(**r) for r in values.rows]
     extra = summary_fields(values.comparisons)
+    cal = results.calibration()   # with human labels, comparisons rest on corrected outcomes
+    if cal is not None and cal.comparisons:
+        extra = {**extra, "judge_only_comparisons": extra.get("comparisons", []),
+                 "judge_only_ranking": extra.get("ranking", []), "comparisons": cal.comparisons,
+                 "ranking": cal.ranking, "comparison_method": cal.comparison_method,
+                 "comparison_adjust": cal.comparison_adjust,
+                 "comparison_notes": cal.comparison_notes}
+    elif cal is not None and cal.comparison_notes:
+        extra["comparison_notes"] = [*extra.get("comparison_notes", []), *cal.comparison_notes]
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
                         diagnostics=_json_safe(values.diagnostics),
                         quality=[QualityRow(**q) for q in values.quality], **extra)

@@ -21,15 +21,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agenteval.core.labels import Labels, as_labels
 from agenteval.errors import DataError
+from agenteval.results.comparisons import JUDGE_CORRECTED, AgentComparison, RankRow, summary_fields
 from agenteval.statistical import judge_error as je
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["AgreementRow", "CorrectedRow", "CorrectedComparison", "Calibration", "calibrate", "judge_verdicts",
+__all__ = ["AgreementRow", "CorrectedRow", "Calibration", "calibrate", "judge_verdicts",
            "LabelPlanResult", "plan_labels"]
 
-CALIBRATION_VERSION = "1"
+CALIBRATION_VERSION = "2"
 
 
 def _f(description: str, **kw: Any) -> Any:
@@ -96,22 +97,6 @@ class CorrectedRow(BaseModel):
     note: str = ""
 
 
-class CorrectedComparison(BaseModel):
-    """Two agents compared on judge-corrected values (a - b), per draw of the correction."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    a: str
-    b: str
-    quantity: str = _f("'share', 'pass_at_k' or 'pass_pow_k' (judge-corrected).")
-    difference: float
-    low: float
-    high: float
-    p_greater: float = _f("P(a > b) (Bayesian modes; NaN in the frequentist mode).")
-    p_value: float = _f("Bootstrap two-sided p-value (frequentist; NaN in Bayesian modes).")
-    method: str = _f("Always says judge-corrected, and how.")
-
-
 class Calibration(BaseModel):
     """The judge against human labels for one run."""
 
@@ -133,9 +118,17 @@ class Calibration(BaseModel):
     raters: list[str] = _f("The raters alpha is computed over ('judge' = the run's judge).")
     disagreements: list[dict[str, Any]] = _f("Labelled items where judge and truth differ.")
     corrected: list[CorrectedRow]
-    comparisons: list[CorrectedComparison] = _f(
-        "Every pair of agents on the judge-corrected values (not yet in the summary's own "
-        "comparisons and ranking, which stay judge-only).", default_factory=list)
+    comparisons: list[AgentComparison] = _f(
+        "Every pair of agents on judge-corrected outcomes (basis 'judge-corrected'); the "
+        "summary's comparisons are these when they exist.", default_factory=list)
+    ranking: list[RankRow] = _f("Agents ranked on judge-corrected success.",
+                                default_factory=list)
+    comparison_method: str = _f("How the corrected comparisons were computed.", default="")
+    comparison_adjust: str = _f("p-value adjustment over pairs ('none' in Bayesian modes).",
+                                default="none")
+    comparison_notes: list[str] = Field(default_factory=list)
+    diagnostics: dict[str, Any] = _f("The PyMC sampler's diagnostics of the correction "
+                                     "(hierarchical mode), else empty.", default_factory=dict)
     notes: list[str] = Field(default_factory=list)
 
     def comparisons_dataframe(self) -> pd.DataFrame:
@@ -143,7 +136,7 @@ class Calibration(BaseModel):
         import pandas as pd
 
         return pd.DataFrame([c.model_dump() for c in self.comparisons],
-                            columns=list(CorrectedComparison.model_fields))
+                            columns=list(AgentComparison.model_fields))
 
     def agreement_dataframe(self) -> pd.DataFrame:
         import pandas as pd
@@ -193,12 +186,18 @@ class Calibration(BaseModel):
         notes = list(dict.fromkeys([*self.notes, *(r.note for r in self.corrected if r.note)]))
         lines += [f"note: {n}" for n in notes]
         if self.comparisons:
-            lines += ["", "judge-corrected comparisons (a - b):"]
+            lines += ["", "judge-corrected comparisons (A - B; the summary's comparisons and "
+                      "ranking are these):"]
             for c in self.comparisons:
-                extra = (f"P(a>b) {c.p_greater:.3f}" if math.isfinite(c.p_greater)
-                         else f"p {c.p_value:.3f}")
-                lines.append(f"  {c.a} - {c.b}  {c.quantity:<11}"
-                             f"{iv(c.difference, c.low, c.high):>26}  {extra}")
+                extra = (f"P(A>B) {c.prob_a_better:.3f}" if math.isfinite(c.prob_a_better)
+                         else f"p {c.p_value:.3f} (adjusted {c.p_adjusted:.3f})")
+                lines.append(f"  {c.agent_a} - {c.agent_b}  {c.quantity:<9} {c.scope:<14}"
+                             f"{iv(c.difference, c.difference_low, c.difference_high):>26}  "
+                             f"{extra}")
+            for r in sorted(self.ranking, key=lambda r: r.expected_rank):
+                lines.append(f"  rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]  "
+                             f"{r.agent}  corrected {r.quantity} {r.mean:.3f}  P(best) "
+                             f"{r.prob_best:.3f}")
         if self.disagreements:
             lines.append(f"{len(self.disagreements)} labelled interaction(s) where the judge and "
                          "the human disagree (Calibration.disagreements_dataframe())")
@@ -246,14 +245,43 @@ def _agreement_row(group: str, h: np.ndarray, j: np.ndarray, level: float) -> Ag
                         kappa_high=a.kappa_high, youden=a.youden)
 
 
-def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
+def _corrected_comparisons(results: Any, agents: list[str], cc: je.ConversationCorrection,
+                           k: int, level: float, bayesian: bool, seed: int) -> dict[str, Any]:
+    """The Calibration's comparison fields: every pair and the ranking on corrected outcomes
+    (``statistical.compare.compare_corrected``); empty with one agent, and with a note when the
+    frequentist correction is not identified (the summary then keeps its judge-only ones)."""
+    if len(agents) < 2:
+        return {}
+    if not bayesian and (not cc.identified or cc.point is None):
+        return {"comparison_notes": ["judge-corrected comparisons: not identified (the judge "
+                                     "barely tells right from wrong); the summary's "
+                                     "comparisons stay judge-only"]}
+    from agenteval.statistical.compare import compare_corrected
+
+    table = compare_corrected(cc.prob, [m.assistant_id for m in results],
+                              [m.task_id for m in results], k=k, bayesian=bayesian,
+                              ci_level=level, seed=seed, point=cc.point, names=agents,
+                              adjust="holm", method=cc.method)
+    fields = summary_fields(table, basis=JUDGE_CORRECTED)
+    if not cc.identified:
+        fields["comparison_notes"] = [*fields["comparison_notes"], je.NOT_IDENTIFIED_BAYES]
+    return fields
+
+
+def calibrate(results: Any, labels: Any, *, pooled: bool = True,
+              cluster: bool = False) -> Calibration:
     """Calibrate a run's judge against ``labels`` (a path, :class:`Labels`, records or a
     {(session_id, qa_id): 0/1} mapping) and correct its headline; see the module docstring.
 
     The mode of the run decides the correction: Bayesian modes the latent-truth model
     (posterior draws, the run's seed and Beta prior for the share), the frequentist mode
     Rogan-Gladen with a Fieller interval for the rate and a bootstrap over both samples for
-    the conversation-level values. ``pooled``: one sensitivity/specificity for all agents.
+    the conversation-level values; ``cluster=True`` resamples conversations instead (labelled
+    and judged items of one conversation together: for judge errors that are correlated within a
+    conversation or task). In ``BayesianMode(method="hierarchical")`` the model is sampled with
+    PyMC NUTS (:mod:`agenteval.statistical.judge_error_pymc`). ``pooled``: one
+    sensitivity/specificity for all agents. Comparisons and the ranking are recomputed on the
+    corrected outcomes (``Calibration.comparisons``), and the summary shows those.
     """
     lab = as_labels(labels)
     settings = results.settings
@@ -295,15 +323,21 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
         sel = both & (ig == g)
         if len(np.unique(human[sel])) == 2:
             agreement.append(_agreement_row(name, human[sel], judge[sel], level))
+    seed = int(getattr(mode, "rng_seed", 0) or 0)
+    pymc = bayesian and getattr(mode, "method", "") == "hierarchical"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", je.JudgeNotIdentifiedWarning)
+        cc = je.conversation_correction(conv, judge, human, group, bayesian=bayesian,
+                                        level=level, pooled=pooled,
+                                        draws=int(getattr(mode, "mc_samples", 4000) or 4000),
+                                        seed=seed, cluster=cluster,
+                                        backend="pymc" if pymc else "gibbs",
+                                        sampler=getattr(mode, "sampler", None))
         out = je.correct_conversations(conv, judge, human, group, task, k=settings.k,
                                        bayesian=bayesian, level=level,
                                        a=float(getattr(mode, "beta_prior_a", 1.0)),
                                        b=float(getattr(mode, "beta_prior_b", 1.0)),
-                                       pooled=pooled,
-                                       draws=int(getattr(mode, "mc_samples", 4000) or 4000),
-                                       seed=int(getattr(mode, "rng_seed", 0) or 0))
+                                       seed=seed, correction=cc)
     conf_all = je.confusion(human[both], judge[both])
     full_judged = np.ones(len(results), bool)
     np.logical_and.at(full_judged, conv, judge == 1)
@@ -346,16 +380,7 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
     if not all(r.identified for r in corrected):
         warnings.warn(je.NOT_IDENTIFIED_BAYES if bayesian else je.NOT_IDENTIFIED,
                       je.JudgeNotIdentifiedWarning, stacklevel=2)
-    comparisons = []
-    named = [(agents[g], out[g]) for g in range(len(agents)) if g in out]
-    for i, (na, ca) in enumerate(named):
-        for nb, cb in named[i + 1:]:
-            if not (ca.identified and cb.identified) and not bayesian:
-                continue
-            for q in ("share", "pass_at_k", "pass_pow_k"):
-                d = je.compare_draws(ca.draws[q], cb.draws[q], level=level, bayesian=bayesian)
-                comparisons.append(CorrectedComparison(
-                    a=na, b=nb, quantity=q, method=f"judge-corrected ({ca.method})", **d))
+    cmp_fields = _corrected_comparisons(results, agents, cc, settings.k, level, bayesian, seed)
     dis = [{"session_id": m.session_id, "qa_id": r.qa_id, "assistant_id": m.assistant_id,
             "score": r.score, "judge": int(v), "human": int(human[i])}
            for i, (m, _, r, v) in enumerate(rows) if both[i] and v != human[i]]
@@ -364,8 +389,8 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
     return Calibration(k=settings.k, level=level, labels_source=lab.source, ratings=len(lab),
                        matched=matched, unmatched=unmatched, ties=ties, agreement=agreement,
                        alpha=alpha[0], alpha_low=alpha[1], alpha_high=alpha[2], raters=raters,
-                       disagreements=dis, corrected=corrected, comparisons=comparisons,
-                       notes=notes)
+                       disagreements=dis, corrected=corrected, notes=notes,
+                       diagnostics=cc.diagnostics, **cmp_fields)
 
 
 def _alpha(lab: Labels, rows: list[Any], judge: np.ndarray, threshold: float, level: float,
