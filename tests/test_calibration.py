@@ -201,3 +201,36 @@ def test_summary_comparisons_and_ranking_are_judge_corrected_and_say_so(mode) ->
     assert succ.agent_a == "b" and succ.method == "paired"
     assert succ.rate_a == pytest.approx(rows["b"].share, abs=0.03)
     assert succ.rate_b == pytest.approx(rows["a"].share, abs=0.03)
+
+
+def test_hierarchical_mode_corrects_with_the_pymc_model() -> None:
+    pytest.importorskip("pymc")
+    data, labels, _ = _suite(conversations=60)
+    mode = BayesianMode(method="hierarchical", draws=400, tune=400, chains=2,
+                        nuts_sampler="pymc", mc_samples=800)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(data, None, 2, statistical_mode=mode, labels=labels)
+        cal = res.calibration()
+        from agenteval.results.calibration import calibrate
+
+        gibbs = calibrate(_with_mode(res, BayesianMode(mc_samples=8000)), labels)
+    assert "PyMC NUTS" in cal.corrected[0].method and cal.diagnostics["divergences"] == 0
+    assert "sampler: NUTS" in cal.to_text()
+    assert {c.basis for c in res.summary().comparisons} == {"judge-corrected"}
+    # the same posterior as the Gibbs form of the model (empirical-Bayes mode)
+    for r_p, r_g in zip(cal.corrected, gibbs.corrected, strict=True):
+        sd = (r_g.rate_high - r_g.rate_low) / 3.92
+        assert r_p.rate == pytest.approx(r_g.rate, abs=0.3 * sd)
+        sd = (r_g.share_high - r_g.share_low) / 3.92
+        assert r_p.share == pytest.approx(r_g.share, abs=0.3 * sd)
+
+
+def _with_mode(results, mode):
+    import copy
+    import dataclasses
+
+    other = copy.copy(results)
+    other.settings = dataclasses.replace(results.settings, mode=mode)
+    other._calibration = None
+    return other

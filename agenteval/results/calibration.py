@@ -183,6 +183,14 @@ class Calibration(BaseModel):
                          f"{iv(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>24}  {r.basis}")
         methods = sorted({f"{r.rate_method}; {r.method}" for r in self.corrected})
         lines += [f"  method: {m}" for m in methods]
+        d = self.diagnostics
+        if d:
+            status = "ok" if d.get("ok") else "CHECK: " + "; ".join(d.get("problems") or [])
+            lines.append(f"  sampler: NUTS ({d.get('sampler')}) {d.get('chains')} chains x "
+                         f"{d.get('draws')} draws, max r_hat {d.get('r_hat_max', math.nan):.3f}, "
+                         f"min ESS bulk {d.get('ess_bulk_min', math.nan):.0f} tail "
+                         f"{d.get('ess_tail_min', math.nan):.0f}, divergences "
+                         f"{d.get('divergences')}: {status}")
         notes = list(dict.fromkeys([*self.notes, *(r.note for r in self.corrected if r.note)]))
         lines += [f"note: {n}" for n in notes]
         if self.comparisons:
@@ -245,6 +253,14 @@ def _agreement_row(group: str, h: np.ndarray, j: np.ndarray, level: float) -> Ag
                         kappa_high=a.kappa_high, youden=a.youden)
 
 
+def _task_clusters(results: Any) -> np.ndarray:
+    """One cluster per task_id across agents (a judge that fails a task fails it for every
+    agent); a conversation without task_id is its own."""
+    keys: dict[Any, int] = {}
+    return np.array([keys.setdefault(m.task_id if m.task_id is not None else ("", i), len(keys))
+                     for i, m in enumerate(results)], dtype=np.int64)
+
+
 def _corrected_comparisons(results: Any, agents: list[str], cc: je.ConversationCorrection,
                            k: int, level: float, bayesian: bool, seed: int) -> dict[str, Any]:
     """The Calibration's comparison fields: every pair and the ranking on corrected outcomes
@@ -269,20 +285,24 @@ def _corrected_comparisons(results: Any, agents: list[str], cc: je.ConversationC
 
 
 def calibrate(results: Any, labels: Any, *, pooled: bool = True,
-              cluster: bool = False) -> Calibration:
+              cluster: str | None = None) -> Calibration:
     """Calibrate a run's judge against ``labels`` (a path, :class:`Labels`, records or a
     {(session_id, qa_id): 0/1} mapping) and correct its headline; see the module docstring.
 
     The mode of the run decides the correction: Bayesian modes the latent-truth model
     (posterior draws, the run's seed and Beta prior for the share), the frequentist mode
     Rogan-Gladen with a Fieller interval for the rate and a bootstrap over both samples for
-    the conversation-level values; ``cluster=True`` resamples conversations instead (labelled
-    and judged items of one conversation together: for judge errors that are correlated within a
-    conversation or task). In ``BayesianMode(method="hierarchical")`` the model is sampled with
+    the conversation-level values; ``cluster='conversation'`` or ``'task'`` resamples whole
+    conversations or tasks instead (labelled and judged items together: for judge errors that
+    are correlated within a conversation or task, e.g. a judge that fails a whole hard task). In ``BayesianMode(method="hierarchical")`` the model is sampled with
     PyMC NUTS (:mod:`agenteval.statistical.judge_error_pymc`). ``pooled``: one
     sensitivity/specificity for all agents. Comparisons and the ranking are recomputed on the
     corrected outcomes (``Calibration.comparisons``), and the summary shows those.
     """
+    from agenteval.errors import ConfigError
+
+    if cluster not in (None, "conversation", "task"):
+        raise ConfigError(f"cluster must be None, 'conversation' or 'task', got {cluster!r}")
     lab = as_labels(labels)
     settings = results.settings
     mode = settings.mode
@@ -330,7 +350,9 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
         cc = je.conversation_correction(conv, judge, human, group, bayesian=bayesian,
                                         level=level, pooled=pooled,
                                         draws=int(getattr(mode, "mc_samples", 4000) or 4000),
-                                        seed=seed, cluster=cluster,
+                                        seed=seed,
+                                        cluster=_task_clusters(results) if cluster == "task"
+                                        else cluster == "conversation",
                                         backend="pymc" if pymc else "gibbs",
                                         sampler=getattr(mode, "sampler", None))
         out = je.correct_conversations(conv, judge, human, group, task, k=settings.k,

@@ -782,7 +782,7 @@ class ConversationCorrection:
 
 def conversation_correction(conversation: Any, judge: Any, human: Any, group: Any, *,
                             bayesian: bool, level: float = 0.95, pooled: bool = True,
-                            draws: int = 4000, seed: int = 0, cluster: bool = False,
+                            draws: int = 4000, seed: int = 0, cluster: Any = False,
                             backend: str = "gibbs", sampler: Any = None
                             ) -> ConversationCorrection:
     """The judge-corrected probability that each conversation is truly fully correct, per draw.
@@ -792,9 +792,11 @@ def conversation_correction(conversation: Any, judge: Any, human: Any, group: An
     every truth marginalised, :func:`agenteval.statistical.judge_error_pymc.latent_truth_pymc`,
     ``sampler`` its :class:`~agenteval.statistical.hierarchical.SamplerSettings`). Frequentist:
     a parametric bootstrap of (se, sp, q_g) from the labelled table and each group's judged
-    rate, or with ``cluster=True`` a bootstrap that resamples conversations (labelled ones for
-    se/sp, the rest for each q_g), so judge errors correlated within a conversation widen the
-    interval instead of being taken for independent evidence. Each draw's conversation
+    rate, or with ``cluster`` a bootstrap that resamples clusters of conversations with all their
+    items, labelled and judged (``True``: each conversation its own cluster; else one cluster key
+    per conversation, e.g. the task index), so judge errors correlated within a conversation or
+    task widen the interval instead of being taken for independent evidence (they do not remove
+    the bias such errors put into the compounding; see the benchmark). Each draw's conversation
     probability is the exact product of :func:`conversation_truth_probability`.
     """
     if backend not in ("gibbs", "pymc"):
@@ -872,9 +874,10 @@ def conversation_correction(conversation: Any, judge: Any, human: Any, group: An
         with np.errstate(invalid="ignore", divide="ignore"):
             se_hat = np.where(pos_g > 0, tp_g / np.maximum(pos_g, 1), np.nan)
             sp_hat = np.where(neg_g > 0, tn_g / np.maximum(neg_g, 1), np.nan)
-        if cluster:
-            se, sp, q, nu_b = _cluster_bootstrap(conv, j, h, both, unl, ig, grp, n_g, draws,
-                                                 b_rng, pooled=pooled)
+        clusters = _cluster_keys(cluster, grp.size)
+        if clusters is not None:
+            se, sp, q, nu_b = _cluster_bootstrap(conv, j, h, both, unl, clusters, grp, n_g,
+                                                 draws, b_rng, pooled=pooled)
         else:
             ok = (pos_g > 0) & (neg_g > 0)
             size = (draws, pos_g.size)
@@ -898,8 +901,10 @@ def conversation_correction(conversation: Any, judge: Any, human: Any, group: An
         # a group with no judged unlabelled item: its theta never enters a product; use 1/2
         th = np.where(nu[None] > 0, th, 0.5)
         se, sp, th = se[keep], sp[keep], th[keep]
-        method = ("Rogan-Gladen, " + ("cluster bootstrap (conversations resampled, labelled "
-                                      "and judged alike)" if cluster else
+        method = ("Rogan-Gladen, " + ("cluster bootstrap (" + ("conversations" if cluster is True
+                                                               else "clusters of conversations")
+                                      + " resampled, labelled and judged items alike)"
+                                      if clusters is not None else
                                       "parametric bootstrap over the labelled table and the "
                                       "judged rates")
                   + ("" if pooled else "; se/sp per group"))
@@ -925,14 +930,27 @@ def conversation_correction(conversation: Any, judge: Any, human: Any, group: An
                                   diagnostics=diagnostics)
 
 
+def _cluster_keys(cluster: Any, c_n: int) -> np.ndarray | None:
+    """None (no clustering), or a cluster index per conversation."""
+    if cluster is False or cluster is None:
+        return None
+    if cluster is True:
+        return np.arange(c_n)
+    keys = np.asarray(cluster)
+    if keys.shape != (c_n,):
+        raise ConfigError(f"cluster must be True or one key per conversation ({c_n}), got shape "
+                          f"{keys.shape}")
+    return np.unique(keys, return_inverse=True)[1].ravel()
+
+
 def _cluster_bootstrap(conv: np.ndarray, j: np.ndarray, h: np.ndarray, both: np.ndarray,
-                       unl: np.ndarray, ig: np.ndarray, grp: np.ndarray, n_g: int, draws: int,
+                       unl: np.ndarray, clusters: np.ndarray, grp: np.ndarray, n_g: int,
+                       draws: int,
                        rng: np.random.Generator, *, pooled: bool = True
                        ) -> tuple[np.ndarray, ...]:
-    """(se, sp, q, n_unlabelled) per draw with conversations resampled (Davison & Hinkley 1997,
-    s. 3.8): labelled conversations for se/sp, each group's conversations for q_g, so items of
-    one conversation move together. Conversations are resampled with a Poisson(1) weight each
-    (the Poisson bootstrap, vectorised over draws)."""
+    """(se, sp, q, n_unlabelled) per draw with clusters of conversations resampled (Davison &
+    Hinkley 1997, s. 3.8), so the items of one cluster move together in se/sp and every q_g.
+    Each cluster gets a Poisson(1) weight (the Poisson bootstrap, vectorised over draws)."""
     c_n = grp.size
 
     def per_conv(mask: np.ndarray) -> np.ndarray:
@@ -953,7 +971,8 @@ def _cluster_bootstrap(conv: np.ndarray, j: np.ndarray, h: np.ndarray, both: np.
     onehot[np.arange(c_n), grp] = 1.0
     chunk = max(1, 4_000_000 // max(c_n, 1))
     for s in range(0, draws, chunk):
-        w = rng.poisson(1.0, size=(min(chunk, draws - s), c_n)).astype(float)
+        w = rng.poisson(1.0, size=(min(chunk, draws - s), int(clusters.max()) + 1))
+        w = w[:, clusters].astype(float)
         with np.errstate(invalid="ignore", divide="ignore"):
             if pooled:
                 se[s:s + w.shape[0], 0] = (w @ tp_c) / (w @ pos_c)
@@ -970,7 +989,7 @@ def _cluster_bootstrap(conv: np.ndarray, j: np.ndarray, h: np.ndarray, both: np.
 def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any, task: Any, *,
                           k: int, bayesian: bool, level: float = 0.95, a: float = 1.0,
                           b: float = 1.0, pooled: bool = True, draws: int = 4000,
-                          seed: int = 0, cluster: bool = False, backend: str = "gibbs",
+                          seed: int = 0, cluster: Any = False, backend: str = "gibbs",
                           sampler: Any = None,
                           correction: ConversationCorrection | None = None
                           ) -> dict[int, CorrectedSuite]:
@@ -982,7 +1001,8 @@ def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any,
     draws of :func:`latent_truth_draws` (Beta(1, 1) priors), the share's prior Beta(a, b).
     Frequentist: a parametric bootstrap over both samples (the labelled 2x2 table and each
     group's judged rate) of the Rogan-Gladen parameters, theta_g = (q_g + sp - 1) / D clipped to
-    [0, 1]; the estimate is exact at the plug-in parameters. Where the pooled correction is not
+    [0, 1] (one (se, sp) for all groups when ``pooled``, else each group's own from its labels);
+    the estimate is exact at the plug-in parameters. Where the pooled correction is not
     identified (Fieller, see :func:`rogan_gladen`) the frequentist interval is the bounds the
     labels allow (unlabelled interactions all wrong / all right) and the estimate nan; the
     Bayesian posterior stays (it is proper) with the same warning in ``note``. ``cluster``,

@@ -176,3 +176,53 @@ def test_pymc_form_matches_the_grid_posterior_and_the_gibbs_sampler():
     assert np.mean(gibbs.prob[:, 15]) == pytest.approx(np.mean(cc.prob[:, 15]), abs=0.02)
     # labelled conversations keep their human truth
     assert np.all(cc.prob[:, :8] == 1) and np.all(cc.prob[:, 8:15] == 0)
+
+
+def _sim_suite(seed, **kw):
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from judge_sim import make_suite
+
+    return make_suite(np.random.default_rng(seed), **kw)
+
+
+def test_cluster_bootstrap_matches_resampling_whole_tasks_by_hand():
+    # a judge that calls every interaction of a quarter of the tasks wrong: its errors are
+    # correlated within a task, in the labelled and the judged items alike
+    s = _sim_suite(0, n_labels=300, tasks_per_agent=30)
+    bad = np.random.default_rng(50).random(s.task.max() + 1) < 0.25
+    s.judge = np.where(bad[s.task[s.conversation]], 0.0, s.judge)
+    cc = je.conversation_correction(s.conversation, s.judge, s.human, s.group, bayesian=False,
+                                    draws=4000, seed=1, cluster=s.task)
+    assert "cluster bootstrap" in cc.method
+    # by hand: resample tasks with replacement (multinomial), Rogan-Gladen on each resample
+    rng = np.random.default_rng(2)
+    t_of_item = s.task[s.conversation]
+    n_t = s.task.max() + 1
+    lab = ~np.isnan(s.human)
+    g_item = s.group[s.conversation]
+    out = []
+    for _ in range(4000):
+        w = rng.multinomial(n_t, np.full(n_t, 1 / n_t))[t_of_item].astype(float)
+        se = np.sum(w * (lab & (s.human == 1) & (s.judge == 1))) / np.sum(w * (lab & (s.human == 1)))
+        sp = np.sum(w * (lab & (s.human == 0) & (s.judge == 0))) / np.sum(w * (lab & (s.human == 0)))
+        u = ~lab & (g_item == 0)
+        q = np.sum(w * u * s.judge) / np.sum(w * u)
+        out.append(np.clip((q + sp - 1) / (se + sp - 1), 0, 1))
+    out = np.array(out)
+    assert np.std(cc.theta[:, 0]) == pytest.approx(np.std(out), rel=0.08)
+    assert np.quantile(cc.theta[:, 0], 0.025) == pytest.approx(np.quantile(out, 0.025), abs=0.03)
+    assert np.quantile(cc.theta[:, 0], 0.975) == pytest.approx(np.quantile(out, 0.975), abs=0.03)
+
+
+def test_one_cluster_per_conversation_is_cluster_true():
+    s = _sim_suite(0, n_labels=100)
+    a, b = (je.conversation_correction(s.conversation, s.judge, s.human, s.group,
+                                       bayesian=False, draws=300, seed=1, cluster=cl)
+            for cl in (True, np.arange(s.group.size)))
+    assert np.array_equal(a.prob, b.prob)
+    with pytest.raises(Exception, match="cluster must be"):
+        je.conversation_correction(s.conversation, s.judge, s.human, s.group, bayesian=False,
+                                   cluster=[1, 2])
