@@ -234,3 +234,28 @@ def _with_mode(results, mode):
     other.settings = dataclasses.replace(results.settings, mode=mode)
     other._calibration = None
     return other
+
+
+def test_errors_clustered_within_tasks_are_flagged() -> None:
+    data, labels, truth_of = _suite(seed=3, conversations=240)
+    # the judge fails every conversation of a third of the tasks: its answers there are the
+    # opposite of the truth, and the labels say so
+    flip = {f"t{t}" for t in range(0, 40, 3)}
+    for row in data:
+        if row["task_id"] in flip:
+            for turn in row["conversation"]:
+                truth = truth_of[(row["session_id"], turn["qa_id"])][0]
+                turn["assistant"] = "5" if truth else "4"
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        cal = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(),
+                          labels=labels).calibration()
+    assert cal.error_icc > 0.2 and cal.error_icc_p < 0.01
+    assert any(issubclass(w.category, je.CorrelatedJudgeErrorsWarning) for w in seen)
+    assert any(n.startswith(je.CORRELATED_ERRORS) for n in cal.notes)
+    data, labels, _ = _suite(seed=3, conversations=240)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(),
+                            labels=labels).calibration()
+    assert plain.error_icc_p > 0.01 and not any("cluster within tasks" in n for n in plain.notes)

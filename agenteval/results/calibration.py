@@ -127,6 +127,11 @@ class Calibration(BaseModel):
     comparison_adjust: str = _f("p-value adjustment over pairs ('none' in Bayesian modes).",
                                 default="none")
     comparison_notes: list[str] = Field(default_factory=list)
+    error_icc: float = _f("Intraclass correlation of the judge's disagreements with the labels "
+                          "within tasks (task_id across agents; NaN when no task has two "
+                          "labelled items).", default=math.nan)
+    error_icc_p: float = _f("Permutation p-value of error_icc (small: the errors cluster, see "
+                            "judge_error.CORRELATED_ERRORS).", default=math.nan)
     diagnostics: dict[str, Any] = _f("The PyMC sampler's diagnostics of the correction "
                                      "(hierarchical mode), else empty.", default_factory=dict)
     notes: list[str] = Field(default_factory=list)
@@ -168,6 +173,10 @@ class Calibration(BaseModel):
                          f"{iv(a.sensitivity, a.sensitivity_low, a.sensitivity_high):>23}"
                          f"{iv(a.specificity, a.specificity_low, a.specificity_high):>23}"
                          f"{iv(a.kappa, a.kappa_low, a.kappa_high):>24}")
+        if math.isfinite(self.error_icc):
+            lines.append(f"errors within tasks: ICC {self.error_icc:.3f} (permutation p "
+                         f"{self.error_icc_p:.3f}; near 0 = independent, as the correction "
+                         "assumes)")
         if math.isfinite(self.alpha):
             lines.append(f"Krippendorff's alpha over {', '.join(self.raters)}: "
                          f"{iv(self.alpha, self.alpha_low, self.alpha_high)}")
@@ -403,6 +412,12 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
         warnings.warn(je.NOT_IDENTIFIED_BAYES if bayesian else je.NOT_IDENTIFIED,
                       je.JudgeNotIdentifiedWarning, stacklevel=2)
     cmp_fields = _corrected_comparisons(results, agents, cc, settings.k, level, bayesian, seed)
+    icc = je.error_clustering((human[both] != judge[both]).astype(float),
+                              _task_clusters(results)[conv][both], seed=seed)
+    if icc[1] < 0.01 and icc[0] > 0.05:
+        notes.append(f"{je.CORRELATED_ERRORS} (ICC {icc[0]:.2f}, permutation p {icc[1]:.3f})")
+        warnings.warn(f"agenteval: {je.CORRELATED_ERRORS}", je.CorrelatedJudgeErrorsWarning,
+                      stacklevel=2)
     dis = [{"session_id": m.session_id, "qa_id": r.qa_id, "assistant_id": m.assistant_id,
             "score": r.score, "judge": int(v), "human": int(human[i])}
            for i, (m, _, r, v) in enumerate(rows) if both[i] and v != human[i]]
@@ -412,7 +427,8 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
                        matched=matched, unmatched=unmatched, ties=ties, agreement=agreement,
                        alpha=alpha[0], alpha_low=alpha[1], alpha_high=alpha[2], raters=raters,
                        disagreements=dis, corrected=corrected, notes=notes,
-                       diagnostics=cc.diagnostics, **cmp_fields)
+                       diagnostics=cc.diagnostics, error_icc=icc[0], error_icc_p=icc[1],
+                       **cmp_fields)
 
 
 def _alpha(lab: Labels, rows: list[Any], judge: np.ndarray, threshold: float, level: float,

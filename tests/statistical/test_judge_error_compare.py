@@ -72,8 +72,7 @@ def test_corrected_comparison_picks_the_true_winner_where_the_raw_one_does_not(c
             np.logical_and.at(full, conv, judge == 1)
             raw = full[group == 0].mean() - full[group == 1].mean()
             # the raw paired bootstrap over tasks (judge-only), the same estimator uncorrected
-            ones = np.ones((1, group.size))
-            raw_tab = compare_corrected(ones * full, _names(group), task.astype(str).tolist(),
+            raw_tab = compare_corrected(np.tile(full, (1000, 1)).astype(float), _names(group), task.astype(str).tolist(),
                                         k=1, bayesian=bayesian, point=full.astype(float),
                                         seed=r)
             d_raw = raw_tab.comparisons[0].differences[0]
@@ -226,3 +225,39 @@ def test_one_cluster_per_conversation_is_cluster_true():
     with pytest.raises(Exception, match="cluster must be"):
         je.conversation_correction(s.conversation, s.judge, s.human, s.group, bayesian=False,
                                    cluster=[1, 2])
+
+
+def _icc_by_hand(d, c):
+    """One-way ANOVA ICC from group means, written out with loops (Donner 1986)."""
+    groups = {}
+    for x, g in zip(d, c):
+        groups.setdefault(g, []).append(x)
+    n_total, k = len(d), len(groups)
+    grand = sum(d) / n_total
+    ssb = sum(len(v) * (sum(v) / len(v) - grand) ** 2 for v in groups.values())
+    ssw = sum((x - sum(v) / len(v)) ** 2 for v in groups.values() for x in v)
+    msb, msw = ssb / (k - 1), ssw / (n_total - k)
+    n0 = (n_total - sum(len(v) ** 2 for v in groups.values()) / n_total) / (k - 1)
+    return (msb - msw) / (msb + (n0 - 1) * msw)
+
+
+def test_error_clustering_icc_by_hand_and_its_permutation_test_has_its_size():
+    rng = np.random.default_rng(4)
+    sizes = rng.integers(1, 6, size=40)
+    c = np.repeat(np.arange(40), sizes)
+    d = (rng.random(c.size) < 0.25).astype(float)
+    icc, p = je.error_clustering(d, c)
+    assert icc == pytest.approx(_icc_by_hand(d.tolist(), c.tolist()), abs=1e-12)
+    # independent errors: p-values roughly uniform (size of a 10% test about 10%)
+    ps = [je.error_clustering((rng.random(c.size) < 0.25).astype(float), c,
+                              permutations=199, seed=s)[1] for s in range(150)]
+    assert 0.04 <= np.mean(np.array(ps) <= 0.10) <= 0.17
+    # a judge that fails a fifth of the tasks wholesale: found
+    bad = rng.random(40) < 0.2
+    found = 0
+    for s in range(20):
+        r = np.random.default_rng(s)
+        d2 = np.where(bad[c], r.random(c.size) < 0.9, r.random(c.size) < 0.1).astype(float)
+        found += je.error_clustering(d2, c, seed=s)[1] < 0.01
+    assert found >= 18
+    assert math.isnan(je.error_clustering([0, 1], [0, 1])[0])
