@@ -259,3 +259,13 @@ def test_errors_clustered_within_tasks_are_flagged() -> None:
         plain = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(),
                             labels=labels).calibration()
     assert plain.error_icc_p > 0.01 and not any("cluster within tasks" in n for n in plain.notes)
+
+
+def test_a_coin_judge_keeps_judge_only_comparisons_and_says_why() -> None:
+    data, labels, _ = _suite(se=0.5, sp=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels).summary()
+    assert {c.basis for c in s.comparisons} == {"judge-only"} and not s.judge_only_comparisons
+    assert any("not identified" in n for n in s.comparison_notes)
+    assert "JUDGE-CORRECTED" not in s.to_text()

@@ -77,6 +77,7 @@ def calibration_html(results: Any) -> str:
                            else f"{c.p_value:.3f} ({c.p_adjusted:.3f})"]
                           for c in cal.comparisons])]
         if cal.ranking:
+            parts.append("<p>Ranking on judge-corrected success:</p>")
             parts.append(_table(["agent", "corrected success", "P(best)", "expected rank"],
                                 [[r.agent, f"{r.mean:.3f}", f"{r.prob_best:.3f}",
                                   f"{r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]"]

@@ -297,7 +297,10 @@ def _summary_body(summary: Any, figure: str = "") -> str:
     body = f'<div class="summary-box"><div>{"".join(parts)}</div>{figure}</div>{details}'
     if summary.comparisons:
         table, notes = _table_of(summary.comparisons, k)
-        body += ("<p><b>Agent comparisons</b> (A - B)</p>" + table
+        corrected = getattr(summary.comparisons[0], "basis", "") == "judge-corrected"
+        body += ("<p><b>Agent comparisons</b> (A - B"
+                 + ("; judge-corrected: on outcomes corrected for the judge's errors with the "
+                    "human labels" if corrected else "") + ")</p>" + table
                  + _notes([*notes, getattr(summary, "comparison_method", "")]))
     return body + _extra_fields(summary) + _judge_line(summary.judge)
 

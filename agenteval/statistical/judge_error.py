@@ -20,8 +20,20 @@ by things the data shows (verdict, agent, task, length), never by their truth.
   Gibbs sampler; :func:`corrected_suite` turns parameter draws into conversation-level shares,
   pass@k and pass^k, where a conversation is correct only if every interaction is, so the
   judge's errors compound with length exactly (a product per conversation).
-* :func:`cohen_kappa`, :func:`krippendorff_alpha`: agreement, with intervals.
+* :func:`conversation_correction`: per draw, each conversation's probability of being truly
+  fully correct (Gibbs, PyMC NUTS in :mod:`agenteval.statistical.judge_error_pymc`, or the
+  Rogan-Gladen bootstrap, optionally resampling whole conversations or tasks); the comparisons
+  and the ranking of agents on those draws are
+  :func:`agenteval.statistical.compare.compare_corrected`.
+* :func:`cohen_kappa`, :func:`krippendorff_alpha`: agreement, with intervals;
+  :func:`error_clustering`: whether the judge's errors cluster within tasks.
 * :func:`plan_labels`: which strata to label next, the expected width after.
+
+Correlated errors (benchmarks/bench_judge_error.py): a judge that fails whole tasks whatever
+their truth leaves coverage at nominal (the labels carry the failure); one that fails exactly
+the hard tasks breaks the independence the compounding rests on, and coverage slips to
+0.80-0.90 as labels grow. The cluster bootstrap widens the intervals a little, it cannot remove
+that bias; :data:`CORRELATED_ERRORS` says so where the labels show clustered errors.
 
 Intervals are two-sided at ``level``; undefined values are ``nan`` with a warning, never 0.
 """
