@@ -40,7 +40,8 @@ AGENTIC_FILES = ("conversations.csv", "interactions.csv", "summary.csv", "qualit
                  "comparisons.csv", "ranking.csv", "graders.csv", "grader_checks.csv",
                  "calibration.csv", "calibration_agreement.csv",
                  "calibration_disagreements.csv", "calibration_comparisons.csv",
-                 "summary.tex", "comparisons.tex", "posterior.nc", "report.html", RESULTS_FILE)
+                 "summary.tex", "comparisons.tex", "posterior.nc", "posterior_conversation.nc",
+                 "report.html", RESULTS_FILE)
 """Every top-level file an agentic run can write (which ones depends on the mode, the agents,
 the graders and the labels)."""
 FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_pull", "prior_posterior")
@@ -290,10 +291,14 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
 
     from agenteval import plots
     from agenteval._util.netcdf import write_draws
+    from agenteval.results.inference_data import inference_layout, levels
 
-    draws = results.posterior_draws()
-    write_netcdf(lambda target: write_draws(draws, target), stage.path("posterior.nc"),
-                 name=stage.out / "posterior.nc")
+    shown = levels(results)   # posterior.nc: the default level (task where there are task_ids)
+    for level in shown:
+        layout = inference_layout(results, level=level)
+        name = "posterior.nc" if level == shown[0] else f"posterior_{level}.nc"
+        write_netcdf(lambda target, layout=layout: write_draws(layout, target),
+                     stage.path(name), name=stage.out / name)
     rows = results.summary().rows
     if not any(r.complete for r in rows):
         return
