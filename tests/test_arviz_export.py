@@ -251,3 +251,21 @@ def test_frequentist_results_have_no_posterior() -> None:
 def test_a_bad_level_is_one_clear_error(runs) -> None:
     with pytest.raises(ConfigError, match="level must be one of"):
         runs["conjugate"].to_inference_data(level="agent")
+
+
+def test_figures_from_the_export_draw_the_same_values(runs, tmp_path) -> None:
+    """plots read an InferenceData (in memory or reloaded) as they read the held draws."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from agenteval import plots
+
+    results = runs["empirical_bayes"]
+    reloaded = az.from_netcdf(results.to_netcdf(tmp_path / "posterior.nc"))
+    for draw in (plots.plot_forest, plots.plot_shrinkage, plots.plot_pass_posterior):
+        want = draw(results).agenteval_values
+        for idata in (results.to_inference_data(), reloaded):
+            assert repr(draw(results, idata=idata).agenteval_values) == repr(want), draw.__name__
+    plt.close("all")
