@@ -344,51 +344,30 @@ class AgenticResults(list[AgenticMetric]):
                                                max_conversations=max_conversations, attrs=attrs)
         return self._draws[key]
 
-    def to_inference_data(self, *, draws: int | None = None,
+    def to_inference_data(self, *, level: str | None = None, draws: int | None = None,
                           max_conversations: int = 20_000) -> Any:
-        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x), built once
-        from :meth:`posterior_draws` (a second call returns the same object).
+        """The posterior of one fit level as ArviZ data (InferenceData in arviz 0.x), with
+        ``log_likelihood``, ``posterior_predictive`` and dims ``agent`` / ``task_id`` that index;
+        built once from :meth:`posterior_draws` (``agenteval.results.inference_data``)."""
+        from agenteval.results.inference_data import to_inference_data
 
-        Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
-        ``p_conversation`` (per-interaction success rate of each conversation; left out above
-        ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
-        correct conversations, on the summary row's basis), ``task_pass_at_k`` /
-        ``task_pass_pow_k`` (the suite's tasks), ``new_task_pass_at_k`` / ``new_task_pass_pow_k``
-        (a new task), and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
-        ``mu_conversation`` / ``kappa_conversation``. Prior: the conjugate ``p`` prior, or ``mu``
-        / ``kappa`` / ``log_kappa``. Observed data: the counts every estimate came from.
-        Conjugate draws (``draws``, default the mode's ``mc_samples``) are seeded from the mode's
-        ``rng_seed``; hierarchical ones follow the fit.
-        """
-        from agenteval.errors import ConfigError
+        return to_inference_data(self, level=level, draws=draws,
+                                 max_conversations=max_conversations)
 
-        if self.settings.mode.get_result_type() != "distribution":
-            raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
-                              "frequentist results have no posterior")
-        key = (draws, max_conversations)
-        if key not in self._idata:
-            from agenteval._util import arviz as _arviz
-
-            d = self.posterior_draws(draws=draws, max_conversations=max_conversations)
-            self._idata[key] = _arviz.from_dict(
-                posterior=d.posterior, prior=d.prior, observed_data=d.observed_data,
-                constant_data=d.constant_data, sample_stats=d.sample_stats, coords=d.coords,
-                dims=d.dims, attrs=d.attrs)
-        return self._idata[key]
-
-    def to_netcdf(self, path: Any, **kwargs: Any) -> str:
-        """Write the posterior (what :meth:`to_inference_data` holds) to a NetCDF file that
+    def to_netcdf(self, path: Any, *, level: str | None = None, **kwargs: Any) -> str:
+        """Write what :meth:`to_inference_data` holds (the same ``level``) to a NetCDF file that
         ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
         h5netcdf alone (no arviz import), atomically (a temporary file renamed into place, never
         through a symbolic link), in a child process where the platform forks (a full disk can
         crash HDF5: ``results.write.write_netcdf``)."""
         from agenteval._util.files import check_no_link
         from agenteval._util.netcdf import write_draws
+        from agenteval.results.inference_data import inference_layout
         from agenteval.results.write import write_netcdf
 
         check_no_link(path)
-        draws = self.posterior_draws(**kwargs)
-        return str(write_netcdf(lambda target: write_draws(draws, target), path))
+        layout = inference_layout(self, level=level, **kwargs)
+        return str(write_netcdf(lambda target: write_draws(layout, target), path))
 
     def comparison_table(self) -> Any:
         """Every pair of agents (paired on shared tasks), the ranking, with draws for figures;
