@@ -336,6 +336,38 @@ def test_hostile_text_shows_as_text_and_runs_nothing_in_chromium(run_dir: Path) 
 
 
 @needs_chromium
+def test_ids_that_name_javascript_properties_in_chromium(tmp_path: Path) -> None:
+    """Ids such as ``__proto__`` or ``toString`` are ids: their permalinks and filters work."""
+    from agenteval import Agentic, FrequentistMode
+    from agenteval.present.report import write_report
+
+    ids = [("toString", "__proto__"), ("__proto__", "hasOwnProperty"), ("constructor", "__proto__")]
+    records = [{"session_id": sid, "assistant_id": agent,
+                "conversation": [{"qa_id": "q1", "query": f"query of {sid}", "assistant": "a",
+                                  "score": float(i % 2)}]} for i, (sid, agent) in enumerate(ids)]
+    from agenteval.core import load_datasets
+
+    datasets = load_datasets(records)
+    results = Agentic.run(datasets, k=1, statistical_mode=FrequentistMode(), progress=False)
+    path = write_report(results, tmp_path / "report.html", datasets=datasets)
+    with offline_page() as (page, blocked):
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        for sid, _ in ids:
+            page.goto(path.as_uri() + "#session=" + sid)
+            page.wait_for_selector("html[data-ready]")
+            opened = page.locator("#view article.conv:not([hidden])")
+            assert opened.locator("b.sid").inner_text() == sid
+            assert f"query of {sid}" in opened.inner_text()
+        agents = page.locator("select[aria-label='agent'] option").all_inner_texts()
+        assert agents == ["all", "__proto__", "hasOwnProperty"]
+        page.select_option("select[aria-label='agent']", "__proto__")
+        assert page.locator("#shown").inner_text() == "2 of 3 shown"
+        assert not errors, errors
+    assert not blocked
+
+
+@needs_chromium
 def test_rag_reports_in_chromium(tmp_path: Path) -> None:
     rag = REPO / "data" / "rag_demo.jsonl"
     out = tmp_path / "out"

@@ -43,7 +43,8 @@ def value_text(value: Any) -> str:
     """A tool's argument or output as text: strings as they are, anything else as indented JSON."""
     if isinstance(value, str):
         return value
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+    text = json.dumps(value, ensure_ascii=False, default=str)  # the C encoder: fast
+    return text if len(text) <= 100 else json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
 def long_text(text: Any, *, cls: str = "text") -> str:

@@ -212,7 +212,7 @@ VIEWER_JS = r"""
   'use strict';
   var D = JSON.parse(document.getElementById('report-data').textContent);
   var cols = D.cols, rows = D.rows, KEY = D.key, NC = cols.length, DI = NC, LOOK = NC + 1;
-  var byId = {}, order = [], shownRows = [], current = null, selected = -1, limit = D.page;
+  var byId = Object.create(null), order = [], shownRows = [], current = null, selected = -1, limit = D.page;
   var sortCol = -1, sortDir = 1, texts = [];
   rows.forEach(function (r, i) { if (!(r[0] in byId)) byId[r[0]] = i; });
   function el(tag, cls, text) {
@@ -291,7 +291,7 @@ VIEWER_JS = r"""
   var more = document.getElementById('more'), count = document.getElementById('shown');
   var selects = [];
   Array.prototype.forEach.call(document.querySelectorAll('select[data-col]'), function (s) {
-    var j = +s.getAttribute('data-col'), seen = {};
+    var j = +s.getAttribute('data-col'), seen = Object.create(null);
     rows.forEach(function (r) { seen[r[j]] = 1; });
     Object.keys(seen).sort().forEach(function (v) {
       var o = el('option', null, show(cols[j], v)); o.value = v; s.appendChild(o);
