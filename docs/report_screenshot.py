@@ -16,6 +16,8 @@ from playwright.sync_api import sync_playwright
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
+WIDTH = 1400
+"""Viewport width: the report's widest summary table (quality) fits unscrolled."""
 TRANSCRIPT = "calc-discount-gpt-small-1"
 """The demo conversation the transcript screenshot opens: a wrong answer, a missing and an extra
 tool call, and tool outputs."""
@@ -33,7 +35,7 @@ def main(report: str, png: str) -> None:
     out = Path(png)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-        page = _page(browser, 1200, 1900)
+        page = _page(browser, WIDTH, 1900)
         page.goto(url)
         page.wait_for_selector("html[data-ready]")
         page.screenshot(path=str(out))
@@ -41,16 +43,23 @@ def main(report: str, png: str) -> None:
         bottom = page.locator("#conversations").evaluate(
             "e => e.getBoundingClientRect().bottom + scrollY")
         page.screenshot(path=str(out.with_name("report_grid.png")),
-                        clip={"x": 0, "y": top - 8, "width": 1200, "height": bottom - top + 16},
+                        clip={"x": 0, "y": top - 8, "width": WIDTH, "height": bottom - top + 16},
                         full_page=True)
         page.close()
-        page = _page(browser, 1200, 1500)
+        page = _page(browser, WIDTH, 1500)
         page.goto(f"{url}#session={TRANSCRIPT}")
         page.wait_for_selector("html[data-ready]")
-        top, height = page.locator("#conversation").evaluate(
-            "e => [e.getBoundingClientRect().top + scrollY, e.getBoundingClientRect().height]")
+        top, bottom = page.locator("#conversation").evaluate("""e => {
+            const top = e.getBoundingClientRect().top + scrollY;
+            let bottom = top + 200;  // down to the end of the last whole interaction that fits
+            for (const t of e.querySelectorAll('article:not([hidden]) section.turn')) {
+                const b = t.getBoundingClientRect().bottom + scrollY;
+                if (b - top > 1900) break;
+                bottom = b;
+            }
+            return [top, bottom]; }""")
         page.screenshot(path=str(out.with_name("report_transcript.png")),
-                        clip={"x": 0, "y": top - 8, "width": 1200, "height": min(1500, height + 16)},
+                        clip={"x": 0, "y": top - 8, "width": WIDTH, "height": bottom - top + 20},
                         full_page=True)
         browser.close()
 

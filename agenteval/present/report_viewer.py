@@ -121,7 +121,7 @@ VIEWER_CSS = """
 body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
        margin: 0; background: #fff; }
 section { scroll-margin-top: 40px; }
-main { max-width: 1240px; margin: 0 auto; padding: 8px 24px 48px; }
+main { max-width: 1400px; margin: 0 auto; padding: 8px 24px 48px; }
 nav.top { position: sticky; top: 0; z-index: 5; background: #fff; border-bottom: 1px solid var(--line);
           padding: 6px 24px; font-size: 13px; }
 nav.top a { margin-right: 14px; color: var(--sel); text-decoration: none; }
@@ -129,7 +129,7 @@ h1 { font-size: 22px; margin: 8px 0 4px; } h2 { font-size: 18px; margin: 28px 0 
   border-bottom: 1px solid var(--line); padding-bottom: 4px; } h3 { font-size: 15px; margin: 14px 0 4px; }
 h4 { margin: 6px 0; font-size: 13px; }
 .run, .method, .muted, .ci { color: var(--muted); } .run { margin: 2px 0; }
-.scroll { overflow-x: auto; }
+.scroll { overflow-x: auto; } .scroll table.grid { font-size: 13px; }
 table.grid { border-collapse: collapse; margin: 6px 0; }
 table.grid th, table.grid td { border: 1px solid var(--line); padding: 3px 7px; vertical-align: top; }
 table.grid th { background: var(--bg2); text-align: left; white-space: nowrap; }
