@@ -277,6 +277,11 @@ def test_grid_list_sort_filter_and_permalinks_in_chromium(run_dir: Path, tmp_pat
         assert opened.locator("b.sid").inner_text() == column(1)[3]
         page.locator("#prev").click()
         assert opened.locator("b.sid").inner_text() == column(1)[2]
+        page.keyboard.press("j")
+        page.keyboard.press("j")
+        assert opened.locator("b.sid").inner_text() == column(1)[4]
+        page.keyboard.press("k")
+        assert opened.locator("b.sid").inner_text() == column(1)[3]
         shot = tmp_path / "report.png"
         page.screenshot(path=str(shot))
         assert shot.stat().st_size > 10_000

@@ -95,7 +95,7 @@ def list_section(*, section_id: str, title: str, noun: str, selects: list[tuple[
                  '<div class="list-scroll"><table class="list" id="list"></table></div>'
                  '<p><button type="button" id="more" hidden></button></p>'
                  f'<p class="muted">Click a column to sort (again: reverse); click a row to open '
-                 f"the {esc(noun)} below. Its address (<code>#{'session' if noun == 'conversation' else 'case'}=...</code>) "
+                 f"the {esc(noun)} below (keys j / k: the next / previous one). Its address (<code>#{'session' if noun == 'conversation' else 'case'}=...</code>) "
                  "is a permalink.</p></section>")
     return "".join(parts)
 
@@ -106,7 +106,7 @@ def view_section(noun: str, articles: str) -> str:
 
     return (f'<section id="conversation"><h2 id="view-title">{esc(noun.capitalize())}</h2>'
             '<div id="view-nav" hidden><button type="button" id="prev">&larr; previous in the list'
-            '</button><button type="button" id="next">next in the list &rarr;</button>'
+            '</button><button type="button" id="next" title="key j; previous: k">next in the list &rarr;</button>'
             '<button type="button" id="copy-link">permalink</button>'
             '<input id="permalink" readonly hidden size="60" aria-label="permalink"></div>'
             f'<p id="view-empty" class="muted">Click a cell of the grid or a row of the list to '
@@ -409,13 +409,20 @@ VIEWER_JS = r"""
   function step(by) {
     var k = order.indexOf(selected);
     var next = order[k < 0 ? 0 : Math.max(0, Math.min(order.length - 1, k + by))];
-    if (next !== undefined) location.hash = link(next);
+    if (next === undefined) return;
+    openRow(next);  // at once: a second key press before the hashchange goes one further
+    location.hash = link(next);
   }
   document.getElementById('prev').addEventListener('click', function () { step(-1); });
   document.getElementById('next').addEventListener('click', function () { step(1); });
   document.getElementById('copy-link').addEventListener('click', function () {
     var out = document.getElementById('permalink');
     out.value = location.href; out.hidden = false; out.select();
+  });
+  document.addEventListener('keydown', function (ev) {  // j / k: next / previous in the list
+    var tag = ev.target && ev.target.tagName;
+    if (ev.ctrlKey || ev.metaKey || ev.altKey || tag === 'INPUT' || tag === 'SELECT') return;
+    if (ev.key === 'j') step(1); else if (ev.key === 'k') step(-1);
   });
   window.addEventListener('hashchange', fromHash);
   apply();
