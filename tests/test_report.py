@@ -423,6 +423,27 @@ def test_rag_reports_in_chromium(tmp_path: Path) -> None:
     assert not blocked, blocked
 
 
+def test_rag_report_of_a_case_with_a_failed_verdict(tmp_path: Path) -> None:
+    """A failed verdict: the case has no score, its bounds, its class 'unknown', the cause."""
+    from agenteval.present.rag import report_html
+    from agenteval.results.rag import RagResults
+
+    out = tmp_path / "out"
+    assert main(["rag", "recall", str(REPO / "data" / "rag_demo.jsonl"), "--out", str(out)]) == 0
+    payload = json.loads((out / "recall.json").read_text())
+    case = payload["cases"][0]
+    case["statements"][0].update(attributable=None, source="error", error="timeout: <b>slow</b>")
+    case.update(score=None, score_low=0.0, score_high=1.0,
+                judge_errors=["statement 1: error: timeout: <b>slow</b>"])
+    page = report_html(RagResults.from_json(payload))
+    row = report_data(page)["records"][0]
+    assert (row["case"], row["outcome"], row["score"], row["low"], row["high"], row["errors"]) == (
+        case["case_id"], "unk", None, 0.0, 1.0, 1)
+    article = _article(page, 0)
+    assert "(between 0.000 and 1.000)" in article and ">failed<" in article
+    assert "timeout: &lt;b&gt;slow&lt;/b&gt;" in article and "<b>slow</b>" not in page
+
+
 def test_readme_shows_the_committed_screenshot() -> None:
     text = (REPO / "README.md").read_text(encoding="utf-8")
     assert "docs/img/report.png" in text
