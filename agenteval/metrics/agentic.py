@@ -275,6 +275,8 @@ def _evaluate(
              for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]
     if progress is not None and hasattr(judge, "progress"):
         judge.progress = progress  # one switch for every phase's bar
+    if progress is not None and hasattr(settings.mode, "progress"):
+        settings.mode.progress = progress  # the MCMC fits' bars too
     run = judge.start_run()
     own: list[Any] = [None] * len(slots)  # per interaction: its graders' results
     graded: list[Any] = [None] * len(slots)

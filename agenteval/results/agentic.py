@@ -488,7 +488,13 @@ class AgenticResults(list[AgenticMetric]):
         return results_html(self)
 
     def __repr__(self) -> str:
-        return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"
+        """A few lines: counts and, once computed, each group's headline (present.text)."""
+        from agenteval.present.text import results_repr
+
+        return results_repr(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # IPython's list printer would list every conversation
 
 
 def without_data(est: PassEstimate, n: np.ndarray) -> PassEstimate:
