@@ -387,6 +387,9 @@ def drill_down_order(results: Sequence[Any]) -> list[int]:
     fully correct ones. Ties and the fully correct ones go by a hash of the session id, a
     deterministic sample that does not depend on the order of the input.
     """
+    if callable(getattr(results, "drill_down_keys", None)):   # AgenticResults: from columns
+        return sorted(range(len(results)), key=results.drill_down_keys().__getitem__)
+
     def key(i: int) -> tuple[Any, ...]:
         m = results[i]
         tie = hashlib.blake2b(str(m.session_id).encode("utf-8", "backslashreplace"),
@@ -403,7 +406,9 @@ def drill_down_order(results: Sequence[Any]) -> list[int]:
 
 def _drill_down_note(results: Sequence[Any], shown: Sequence[int], full_lists: Sequence[str]) -> str:
     total = len(results)
-    look = sum(_needs_a_look(m) for m in results)
+    look = (sum(k[0] == 0 for k in results.drill_down_keys())
+            if callable(getattr(results, "drill_down_keys", None))
+            else sum(_needs_a_look(m) for m in results))
     look_shown = sum(_needs_a_look(results[i]) for i in shown)
     ok_shown = len(shown) - look_shown
     where = (", ".join(f'<a href="{_e(name)}">{_e(name)}</a>' for name in full_lists)
@@ -425,7 +430,7 @@ def _conversations(results: AgenticResults, by_session: dict[str, Dataset],
                    max_conversations: int | None = None,
                    full_lists: Sequence[str] = ()) -> tuple[str, str, str, str]:
     """(grid section, list section, opened-conversation section, the JSON data block)."""
-    metrics = list(results)
+    metrics = results   # a sequence: AgenticResults build each conversation when it is read
     if max_conversations is None or max_conversations >= len(metrics):
         shown, note = list(range(len(metrics))), ""
     else:
