@@ -14,13 +14,12 @@ from typing import Any
 from agenteval._util.sanitize import csv_frame, terminal
 from agenteval.cli.graders import add_grader_arguments, grader_options, grader_text
 from agenteval.errors import AgentEvalError, ConfigError
+from agenteval.results.failures import DEFAULT_MIN_JUDGED
 from agenteval.results.write import DEFAULT_FIGURES, FIGURE_FORMATS
 
 FORMATS = ("table", "json", "csv")
 DEFAULT_K = 3
 """k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
-DEFAULT_MIN_JUDGED = 0.95
-"""Share of interactions that must get a verdict for the run to exit 0."""
 SELECTION_FLAGS = {"agents": "--agent", "tasks": "--task", "limit": "--limit"}
 """How ``agenteval.select``'s errors name its options here."""
 
@@ -404,32 +403,16 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
 
 
 def judged_policy(results: Any, *, min_judged: float) -> int:
-    """Warn about unjudged interactions, grouped by kind; exit 1 below ``min_judged``.
+    """Warn about unjudged interactions, grouped by kind; exit 1 below ``min_judged``
+    (:func:`agenteval.results.failures.check_judged`, which the magic applies too)."""
+    from agenteval.results.failures import check_judged
 
-    A rate computed from the few interactions a failing judge did score is not the suite's rate,
-    so a heavily failed run must not look like a success to a script or CI job.
-    """
-    from agenteval.results.failures import group_failures, judged_share
-
-    judged, total = judged_share(results)
-    groups = group_failures(results)
-    if groups:
-        failed = sum(g.count for g in groups)
-        print(f"agenteval: warning: {failed} of {total} interactions ({failed / total:.1%}) could "
-              "not be judged and were left out of n and c; causes by kind:", file=sys.stderr)
-        for g in groups:
-            print(f"  {g.count} x {terminal(g.kind)}", file=sys.stderr)
-            if g.example != g.kind:
-                print(terminal(f"      e.g. (session {g.session_id}) {g.example}"), file=sys.stderr)
-    if judged == 0:
-        print("agenteval: error: no interaction could be judged", file=sys.stderr)
-        return 1
-    share = judged / total if total else 1.0
-    if share < min_judged:
-        print(f"agenteval: error: only {judged} of {total} interactions ({share:.1%}) were "
-              f"judged, below --min-judged {min_judged:g}, so the estimates above rest on part of "
-              "the data; fix the causes listed, or pass a lower --min-judged to accept the run",
-              file=sys.stderr)
+    check = check_judged(results, min_judged=min_judged)
+    lines = check.warning_lines()
+    if lines:
+        print(terminal("agenteval: warning: " + "\n".join(lines)), file=sys.stderr)
+    if check.failed:
+        print(terminal(f"agenteval: error: {check.error}"), file=sys.stderr)
         return 1
     return 0
 

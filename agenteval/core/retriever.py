@@ -150,6 +150,16 @@ _BATCH_COLUMNS = ("qa_id", "query", "assistant", "ground_truth_assistant", "obse
 _JSON_COLUMNS = ("agentic", "ground_truth_agentic", "logprobs")
 
 
+_NESTED_HINT = (
+    "a column 'conversation' holds whole conversations (one row per conversation, as "
+    "pd.read_json(path, lines=True) gives), but a DataFrame needs one row per interaction with "
+    "columns session_id, assistant_id, qa_id, query, assistant (optional: task_id, "
+    "ground_truth_assistant, agentic, ...); pass df.to_dict('records') instead, or reshape: "
+    "long = df.explode('conversation', ignore_index=True); "
+    "long = long.drop(columns='conversation').join(pd.DataFrame(long['conversation'].tolist()))")
+"""The error for the obvious first try, ``pd.read_json("data/agentic_demo.jsonl", lines=True)``."""
+
+
 class DataFrameRetriever(Retriever):
     """A DataFrame with one ROW per interaction, grouped into conversations by ``session_id``.
 
@@ -169,6 +179,8 @@ class DataFrameRetriever(Retriever):
         source = "DataFrame"
         columns = [str(c) for c in df.columns]
         unknown = [c for c in columns if c not in _SESSION_COLUMNS + _BATCH_COLUMNS]
+        if "conversation" in unknown:
+            raise DataError(_NESTED_HINT, source=source, field="conversation")
         if unknown:
             raise DataError(f"unknown column {unknown[0]!r}; allowed columns: "
                             f"{', '.join(_SESSION_COLUMNS + _BATCH_COLUMNS)}", source=source,

@@ -12,6 +12,8 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenteval._util.sanitize import terminal
+
 __all__ = ["GraderSummary", "grader_summary", "graders_dataframe", "checks_dataframe",
            "drilldown_html", "summary_html"]
 
@@ -176,11 +178,13 @@ def grader_summary(results: Any, *, max_checks: int = 20) -> GraderSummary:
 
 def drilldown_html(interaction: Any) -> str:
     """The report's drill-down of one interaction's graders: each result and its checks ('' when
-    it has none). Every text is escaped."""
+    it has none). Every text is escaped, control and bidi characters shown as escapes."""
     graders = getattr(interaction, "graders", None)
     if not graders:
         return ""
-    esc = html.escape
+
+    def esc(text: Any) -> str:
+        return html.escape(terminal(text))
     parts = ['<div class="graders"><b>graders</b><ul>']
     for g in graders:
         if g.error is not None:
@@ -201,11 +205,13 @@ def drilldown_html(interaction: Any) -> str:
 
 def summary_html(results: Any) -> str:
     """The report's section of the run's graders ('' when it had none): one row per grader,
-    then its checks. Every text is escaped."""
+    then its checks. Every text is escaped, control and bidi characters shown as escapes."""
     summary = grader_summary(results)
     if not summary.graders:
         return ""
-    esc = html.escape
+
+    def esc(text: Any) -> str:
+        return html.escape(terminal(text))
 
     def num(x: float) -> str:
         return "-" if x != x else f"{x:.3f}"

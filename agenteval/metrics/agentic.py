@@ -332,6 +332,8 @@ def _evaluate(
     include_history = include_history or bool(getattr(judge, "include_history", False))
     if progress is not None and hasattr(judge, "progress"):
         judge.progress = progress  # one switch for every phase's bar
+    if progress is not None and hasattr(settings.mode, "progress"):
+        settings.mode.progress = progress  # the MCMC fits' bars too
     run = judge.start_run()
     parts, ns, cs, groups = [], [], [], []
     total = known = 0

@@ -131,6 +131,11 @@ class SuiteSummary(BaseModel):
     comparison_notes: list[str] = Field(default_factory=list,
                                         description="What the comparisons could not compute, and why.")
     ranking: list[RankRow] = Field(default_factory=list, description="Agents ranked, with P(best).")
+    judge_only_comparisons: list[AgentComparison] = Field(
+        default_factory=list, description="With human labels: the comparisons on the judge's "
+        "verdicts taken as the truth (the comparisons above are then judge-corrected).")
+    judge_only_ranking: list[RankRow] = Field(
+        default_factory=list, description="With human labels: the ranking on the judge's verdicts.")
     quality: list[QualityRow] = Field(default_factory=list,
                                       description="Fair Forge's quality table per agent.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
@@ -217,6 +222,7 @@ class AgenticResults(Sequence[AgenticMetric]):
         self._counts: Any = None
         self._fits: Any = None
         self._values: Any = None
+        self._assessment: Any = None
         self._draws: dict[tuple[Any, ...], Any] = {}
         self._idata: dict[tuple[Any, ...], Any] = {}
         self.provenance: dict[str, Any] = {}
@@ -376,56 +382,51 @@ class AgenticResults(Sequence[AgenticMetric]):
                                                max_conversations=max_conversations, attrs=attrs)
         return self._draws[key]
 
-    def to_inference_data(self, *, draws: int | None = None,
+    def to_inference_data(self, *, level: str | None = None, draws: int | None = None,
                           max_conversations: int = 20_000) -> Any:
-        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x), built once
-        from :meth:`posterior_draws` (a second call returns the same object).
+        """The posterior of one fit level as ArviZ data (InferenceData in arviz 0.x), with
+        ``log_likelihood``, ``posterior_predictive`` and dims ``agent`` / ``task_id`` that index;
+        built once from :meth:`posterior_draws` (``agenteval.results.inference_data``)."""
+        from agenteval.results.inference_data import to_inference_data
 
-        Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
-        ``p_conversation`` (per-interaction success rate of each conversation; left out above
-        ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
-        correct conversations, on the summary row's basis), ``task_pass_at_k`` /
-        ``task_pass_pow_k`` (the suite's tasks), ``new_task_pass_at_k`` / ``new_task_pass_pow_k``
-        (a new task), and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
-        ``mu_conversation`` / ``kappa_conversation``. Prior: the conjugate ``p`` prior, or ``mu``
-        / ``kappa`` / ``log_kappa``. Observed data: the counts every estimate came from.
-        Conjugate draws (``draws``, default the mode's ``mc_samples``) are seeded from the mode's
-        ``rng_seed``; hierarchical ones follow the fit.
-        """
-        from agenteval.errors import ConfigError
+        return to_inference_data(self, level=level, draws=draws,
+                                 max_conversations=max_conversations)
 
-        if self.settings.mode.get_result_type() != "distribution":
-            raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
-                              "frequentist results have no posterior")
-        key = (draws, max_conversations)
-        if key not in self._idata:
-            from agenteval._util import arviz as _arviz
-
-            d = self.posterior_draws(draws=draws, max_conversations=max_conversations)
-            self._idata[key] = _arviz.from_dict(
-                posterior=d.posterior, prior=d.prior, observed_data=d.observed_data,
-                constant_data=d.constant_data, sample_stats=d.sample_stats, coords=d.coords,
-                dims=d.dims, attrs=d.attrs)
-        return self._idata[key]
-
-    def to_netcdf(self, path: Any, **kwargs: Any) -> str:
-        """Write the posterior (what :meth:`to_inference_data` holds) to a NetCDF file that
+    def to_netcdf(self, path: Any, *, level: str | None = None, **kwargs: Any) -> str:
+        """Write what :meth:`to_inference_data` holds (the same ``level``) to a NetCDF file that
         ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
         h5netcdf alone (no arviz import), atomically (a temporary file renamed into place, never
         through a symbolic link), in a child process where the platform forks (a full disk can
         crash HDF5: ``results.write.write_netcdf``)."""
         from agenteval._util.files import check_no_link
         from agenteval._util.netcdf import write_draws
+        from agenteval.results.inference_data import inference_layout
         from agenteval.results.write import write_netcdf
 
         check_no_link(path)
-        draws = self.posterior_draws(**kwargs)
-        return str(write_netcdf(lambda target: write_draws(draws, target), path))
+        layout = inference_layout(self, level=level, **kwargs)
+        return str(write_netcdf(lambda target: write_draws(layout, target), path))
 
     def comparison_table(self) -> Any:
         """Every pair of agents (paired on shared tasks), the ranking, with draws for figures;
         None with one agent. The summary's comparisons are these."""
         return self.values().comparisons
+
+    def conversation_assessment(self, thresholds: Any = None) -> Any:
+        """Fair Forge's table per conversation (``statistical.quality.ConversationAssessment``)
+        from the table of counts and the per-conversation fields; the default thresholds' table
+        is computed once and held."""
+        if thresholds is None and self._assessment is not None:
+            return self._assessment
+        from agenteval.statistical.quality import assess_conversations
+
+        fields = np.array([(m.pass_at_k, m.pass_pow_k) for m in self], dtype=float)
+        at, pw = fields.reshape(-1, 2).T
+        value = assess_conversations(self.counts, self.settings.mode, self.k, pass_at_k=at,
+                                     pass_pow_k=pw, thresholds=thresholds)
+        if thresholds is None:
+            self._assessment = value
+        return value
 
     def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
         """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
@@ -435,7 +436,8 @@ class AgenticResults(Sequence[AgenticMetric]):
         from agenteval.results.comparisons import QualityRow, conversation_quality
 
         if level == "conversation":
-            rows = conversation_quality(self, thresholds=thresholds)
+            rows = conversation_quality(self.conversation_assessment(thresholds),
+                                        self.session_ids)
         elif level == "agent":  # the default thresholds' table is the summary's: not recomputed
             if thresholds is None:
                 rows = self.summary().quality
@@ -523,7 +525,13 @@ class AgenticResults(Sequence[AgenticMetric]):
         return results_html(self)
 
     def __repr__(self) -> str:
-        return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"
+        """A few lines: counts and, once computed, each group's headline (present.text)."""
+        from agenteval.present.text import results_repr
+
+        return results_repr(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # IPython's list printer would list every conversation
 
 
 def without_data(est: PassEstimate, n: np.ndarray) -> PassEstimate:
@@ -556,6 +564,15 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
 
     rows = [SuiteRow(**r) for r in values.rows]
     extra = summary_fields(values.comparisons)
+    cal = results.calibration()   # with human labels, comparisons rest on corrected outcomes
+    if cal is not None and cal.comparisons:
+        extra = {**extra, "judge_only_comparisons": extra.get("comparisons", []),
+                 "judge_only_ranking": extra.get("ranking", []), "comparisons": cal.comparisons,
+                 "ranking": cal.ranking, "comparison_method": cal.comparison_method,
+                 "comparison_adjust": cal.comparison_adjust,
+                 "comparison_notes": cal.comparison_notes}
+    elif cal is not None and cal.comparison_notes:
+        extra["comparison_notes"] = [*extra.get("comparison_notes", []), *cal.comparison_notes]
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
                         diagnostics=_json_safe(values.diagnostics),
                         quality=[QualityRow(**q) for q in values.quality], **extra)

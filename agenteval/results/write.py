@@ -40,9 +40,14 @@ AGENTIC_FILES = ("conversations.csv", "interactions.csv", "summary.csv", "qualit
                  "comparisons.csv", "ranking.csv", "graders.csv", "grader_checks.csv",
                  "calibration.csv", "calibration_agreement.csv",
                  "calibration_disagreements.csv", "calibration_comparisons.csv",
-                 "summary.tex", "comparisons.tex", "posterior.nc", "report.html", RESULTS_FILE)
+                 "summary.tex", "comparisons.tex", "posterior.nc", "posterior_conversation.nc",
+                 "report.html", RESULTS_FILE)
 """Every top-level file an agentic run can write (which ones depends on the mode, the agents,
 the graders and the labels)."""
+CONVERSATION_FILE_LIMIT = 5_000
+"""Most conversations for which --out writes posterior_conversation.nc beside posterior.nc (its
+log-likelihood and replicated counts are draws x conversations: about 15 s and 1 GB at 10,000);
+``results.to_netcdf(path, level="conversation")`` writes it at any size."""
 FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_pull", "prior_posterior")
 """The posterior figures of the Bayesian modes, each as ``figures/<name>.<format>``."""
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -271,7 +276,9 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
     """Write what ``agenteval run --out OUT`` writes: conversations.csv, interactions.csv,
     summary.csv, quality.csv, summary.tex (with several agents also comparisons.csv, ranking.csv
     and comparisons.tex; with graders graders.csv and grader_checks.csv), results.json,
-    report.html and, in the Bayesian modes, posterior.nc and the figures in ``figures/``
+    report.html and, in the Bayesian modes, posterior.nc (ArviZ data of the default fit level:
+    tasks where there are task_ids), posterior_conversation.nc (the conversation level, up to
+    ``CONVERSATION_FILE_LIMIT`` conversations) and the figures in ``figures/``
     (``figures``: their formats, any of png, pdf, svg; the report embeds the PNG ones).
     Returns the files written.
 
@@ -386,10 +393,16 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
 
     from agenteval import plots
     from agenteval._util.netcdf import write_draws
+    from agenteval.results.inference_data import inference_layout, levels
 
-    draws = results.posterior_draws()
-    write_netcdf(lambda target: write_draws(draws, target), stage.path("posterior.nc"),
-                 name=stage.out / "posterior.nc")
+    shown = levels(results)   # posterior.nc: the default level (task where there are task_ids)
+    if len(results) > CONVERSATION_FILE_LIMIT:   # the conversation level only where it is quick
+        shown = shown[:1]
+    for level in shown:
+        layout = inference_layout(results, level=level)
+        name = "posterior.nc" if level == shown[0] else f"posterior_{level}.nc"
+        write_netcdf(lambda target, layout=layout: write_draws(layout, target),
+                     stage.path(name), name=stage.out / name)
     rows = results.summary().rows
     if not any(r.complete for r in rows):
         return
