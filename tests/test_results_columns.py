@@ -136,7 +136,7 @@ def test_task_draws_in_blocks_are_one_calls_numbers_and_capped_like_conversation
                           np.concatenate(list(fit.unit_draw_blocks(100))))
     full, capped = demo.posterior_draws(), demo.posterior_draws(max_conversations=5)
     assert "p_task" in full.posterior and "p_task" not in capped.posterior
-    for key in ("task_pass_at_k", "task_pass_pow_k"):
+    for key in ("task_pass_at_k", "task_pass_pow_k", "task_pass_at_k_all", "task_pass_pow_k_all"):
         assert np.array_equal(full.posterior[key], capped.posterior[key], equal_nan=True)
     # the per-agent task means are the means of the held p_task draws
     p = full.posterior["p_task"].reshape(-1, demo.counts.tasks.size)
@@ -144,3 +144,12 @@ def test_task_draws_in_blocks_are_one_calls_numbers_and_capped_like_conversation
     for g in np.unique(agent):
         np.testing.assert_allclose(full.posterior["task_pass_pow_k"].reshape(p.shape[0], -1)[:, g],
                                    (p[:, agent == g] ** 3).mean(axis=1), rtol=1e-12)
+
+
+def test_the_report_index_from_the_overview_is_the_objects(demo):
+    from agenteval.present.report_index import conversation_index
+
+    objects = list(demo)
+    drilled = {0: 0, 5: 1}
+    assert (conversation_index(demo.overview(), drilled, capped_note="x")
+            == conversation_index(objects, drilled, capped_note="x"))

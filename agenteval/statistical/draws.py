@@ -156,22 +156,24 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
                   suite.conjugate_unit_draw_blocks(tasks.n, tasks.c, a=a0, b=b0, draws=total,
                                                    seed=seeds[2], rows=rows))
         kept: list[np.ndarray] = []
-        means: dict[str, list[np.ndarray]] = {"pass_at_k": [], "pass_pow_k": []}
+        every = np.zeros(tasks.size, dtype=np.int64)
+        means: dict[str, list[np.ndarray]] = {
+            f"task_{key}{suffix}": [] for suffix in ("", "_all")
+            for key in ("pass_at_k", "pass_pow_k")}
         for block in blocks:
             if tasks.size <= max_conversations:
                 kept.append(block)
             for key, v in _group_power_draws(block, tasks.agent, len(names), k).items():
-                means[key].append(v)
+                means[f"task_{key}"].append(v)
+            for key, v in _group_power_draws(block, every, 1, k).items():
+                means[f"task_{key}_all"].append(v[:, 0])
         if kept:
             posterior["p_task"] = shaped(np.concatenate(kept))
             dims["p_task"] = ["task"]
-        for key, parts in means.items():
-            posterior[f"task_{key}"] = shaped(np.concatenate(parts))
-            dims[f"task_{key}"] = ["agent"]
-        every = np.zeros(tasks.size, dtype=np.int64)
-        for key, v in _group_power_draws(p_task, every, 1, k).items():
-            posterior[f"task_{key}_all"] = shaped(v[:, 0])
-            dims[f"task_{key}_all"] = []
+        for name in ("task_pass_at_k", "task_pass_pow_k", "task_pass_at_k_all",
+                     "task_pass_pow_k_all"):
+            posterior[name] = shaped(np.concatenate(means[name]))
+            dims[name] = [] if name.endswith("_all") else ["agent"]
         if task_fit is not None:
             mu, kappa = task_fit.flat
             order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
