@@ -18,6 +18,9 @@ __all__ = ["GraderSummary", "grader_summary", "graders_dataframe", "checks_dataf
 
 def _results(results: Any) -> list[tuple[Any, int, Any, Any]]:
     """(conversation, index, interaction, grader result) for every grader result."""
+    columns = getattr(results, "columns", None)   # AgenticResults know when none has graders
+    if columns is not None and columns.held is None and columns.inter.get("graders") is None:
+        return []
     return [(m, i, r, g) for m in results for i, r in enumerate(m.interactions)
             for g in (r.graders or ())]
 

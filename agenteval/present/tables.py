@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agenteval.errors import ConfigError
-from agenteval.present.text import interval_kind
+from agenteval.present.text import format_probability, interval_kind, is_exact
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import SuiteSummary
@@ -98,6 +98,8 @@ def _latex_num(x: float, kind: str) -> str:
 def _render_num(cell: _Num, target: str, intervals: str) -> str:
     if _missing(cell.value):
         return "n/a"
+    if cell.kind == "prob_exact":  # quadrature: its magnitude (present.text.format_probability)
+        return format_probability(cell.value, exact=True)
     if cell.kind == "prob" and not (0.001 <= cell.value <= 0.999):  # draws resolve ~1e-3
         sign, bound = ("<", 0.001) if cell.value < 0.001 else (">", 0.999)
         return f"${sign}\\,{bound}$" if target == "latex" else f"{escape_markdown(sign)} {bound}"
@@ -193,7 +195,7 @@ def _comparisons_table(s: SuiteSummary) -> _Table:
     rows = []
     for c in s.comparisons:
         tail = ([_Num(c.p_value, kind="prob"), _Num(c.p_adjusted, kind="prob")] if freq
-                else [_Num(c.prob_a_better, kind="prob")])
+                else [_Num(c.prob_a_better, kind="prob_exact" if is_exact(c) else "prob")])
         rows.append([_Text(c.agent_a), _Text(c.agent_b), _quantity(c.quantity, s.k), _Text(c.scope),
                      _Num(c.rate_a), _Num(c.rate_b),
                      _Num(c.difference, c.difference_low, c.difference_high), *tail])

@@ -323,8 +323,8 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
     unmatched = len(set(truth) - keys)
     agents = list(dict.fromkeys(m.assistant_id for m in results))
     a_idx = {a: g for g, a in enumerate(agents)}
-    conv_of = {id(m): c for c, m in enumerate(results)}
-    conv = np.array([conv_of[id(m)] for m, _, _, _ in rows], dtype=np.int64)
+    conv_of = {m.session_id: c for c, m in enumerate(results)}   # ids are unique in a run
+    conv = np.array([conv_of[m.session_id] for m, _, _, _ in rows], dtype=np.int64)
     judge = np.array([v for *_, v in rows], dtype=float)
     human = np.array([truth.get((m.session_id, r.qa_id), math.nan) for m, _, r, _ in rows])
     given = np.array([r.source == "given" and r.is_correct is not None for _, _, r, _ in rows])
