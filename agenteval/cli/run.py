@@ -208,7 +208,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     ``%agentic_eval`` magic, whose ``source`` may also be Datasets, dicts or a DataFrame: a flag
     added here works in both. Returns the results and agenteval's warnings, caught.
     """
-    from agenteval.core.retriever import load_datasets
+    from agenteval.core.retriever import load_datasets, streams
     from agenteval.core.selection import select
     from agenteval.metrics.agentic import Agentic
 
@@ -221,12 +221,19 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     cap = report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
-    loaded = load_for_run(args) if source is None else load_datasets(source)
-    datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit,
-                      names=SELECTION_FLAGS)
+    datasets: Any = None
+    if (source is None and len(args.data) == 1
+            and args.agent is None and args.task is None and args.limit is None
+            and streams(str(args.data[0]), input_format=args.input_format, scorer=args.scorer)):
+        data: Any = str(args.data[0])   # one JSONL file: Agentic.run reads it a block at a time
+    else:
+        loaded = load_for_run(args) if source is None else load_datasets(source)
+        data = datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit,
+                                 names=SELECTION_FLAGS)
+        del loaded
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
+        results = Agentic.run(data, judge, args.k, threshold=args.threshold,
                               tool_threshold=args.tool_threshold, statistical_mode=mode,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
@@ -239,7 +246,19 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         if args.out is not None:
             results.save(args.out, datasets=datasets, max_conversations=cap,
                          figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
+    if datasets is None:   # read while judging: the loader's own warnings shown as it shows them
+        _show_loader_warnings(caught)
     return results, caught
+
+
+def _show_loader_warnings(caught: list[Any]) -> None:
+    seen = set()
+    where = os.path.join("agenteval", "core", "")
+    for w in caught:
+        text = str(w.message)
+        if where in str(w.filename) and not text.startswith("agenteval:") and text not in seen:
+            seen.add(text)
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def report_cap(args: argparse.Namespace) -> int:
@@ -417,7 +436,8 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
-    tools = [_mean_tool_score(r) for r in results]
+    tools = (results.tool_means() if hasattr(results, "tool_means")
+             else [_mean_tool_score(r) for r in results])
     if any(t is not None for t in tools):  # overall tool correctness, mean over its interactions
         view.insert(view.columns.get_loc("errors"), "tools",
                     ["-" if t is None else f"{t:.3f}" for t in tools])

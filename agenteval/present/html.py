@@ -123,7 +123,8 @@ def _cell(name: str, sources: tuple[str, ...], record: Mapping[str, Any]) -> tup
         value, se = values
         return (_num(value) if _missing(se) else f"{_num(value)} ± {_num(se)}"), False
     value = values[0]
-    exact = name == "prob_a_better" and record.get("scope") == "conversations"  # is_exact
+    exact = (name == "prob_a_better" and record.get("scope") == "conversations"  # is_exact
+             and record.get("basis", "") != "judge-corrected")
     return (_num(value, name, exact=exact),
             isinstance(value, str) or value is None and name.endswith("id"))
 
@@ -299,7 +300,10 @@ def _summary_body(summary: Any, figure: str = "") -> str:
     body = f'<div class="summary-box"><div>{"".join(parts)}</div>{figure}</div>{details}'
     if summary.comparisons:
         table, notes = _table_of(summary.comparisons, k)
-        body += ("<p><b>Agent comparisons</b> (A - B)</p>" + table
+        corrected = getattr(summary.comparisons[0], "basis", "") == "judge-corrected"
+        body += ("<p><b>Agent comparisons</b> (A - B"
+                 + ("; judge-corrected: on outcomes corrected for the judge's errors with the "
+                    "human labels" if corrected else "") + ")</p>" + table
                  + _notes([*notes, getattr(summary, "comparison_method", "")]))
     return body + _extra_fields(summary) + _judge_line(summary.judge)
 

@@ -200,7 +200,10 @@ def _comparisons_table(s: SuiteSummary) -> _Table:
                      _Num(c.rate_a), _Num(c.rate_b),
                      _Num(c.difference, c.difference_low, c.difference_high), *tail])
     methods = "; ".join(m for m in s.comparison_method.split("\n") if m)
-    caption = (f"Agent comparisons, A - B (paired on shared task_ids, else independent), k = {s.k}. "
+    corrected = any(getattr(c, "basis", "") == "judge-corrected" for c in s.comparisons)
+    caption = ("Agent comparisons" + (" on judge-corrected outcomes (human labels)" if corrected
+                                      else "")
+               + f", A - B (paired on shared task_ids, else independent), k = {s.k}. "
                f"Method: {methods or s.method}. {_intervals_say(s.method)}"
                + (f" p-values adjusted over agent pairs: {s.comparison_adjust}." if freq else ""))
     return _Table(header, rows, "llllrrr" + "r" * len(last), caption, "tab:agenteval-comparisons")

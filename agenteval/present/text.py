@@ -60,7 +60,8 @@ def format_probability(x: float | None, *, exact: bool = False) -> str:
 
 def is_exact(comparison: Any) -> bool:
     """Whether a comparison's P(A > B) is exact (conversation scope: quadrature, not draws)."""
-    return getattr(comparison, "scope", None) == "conversations"
+    return (getattr(comparison, "scope", None) == "conversations"
+            and getattr(comparison, "basis", "") != "judge-corrected")  # corrected: from draws
 
 
 def format_number(x: float | None) -> str:
@@ -189,39 +190,61 @@ def diagnostics_line(d: dict[str, Any]) -> str:
             f"{d.get('integration', 'optimisation')}")
 
 
+def _comparison_rows(summary: Any, comparisons: Any) -> list[str]:
+    lines: list[str] = []
+    current = None
+    for c in comparisons:
+        pair = (c.agent_a, c.agent_b)
+        if pair != current:
+            current = pair
+            shared = f", {c.shared_tasks} shared tasks" if c.method == "paired" else ""
+            lines.append(f"  A={c.agent_a} vs B={c.agent_b} ({c.method}{shared}):")
+        if math.isnan(c.prob_a_better):
+            extra = (f"  p {format_p(c.p_value)}, adjusted ({summary.comparison_adjust}) "
+                     f"{format_p(c.p_adjusted)}")
+        else:
+            extra = f"  P(A > B) {format_probability(c.prob_a_better, exact=is_exact(c))}"
+        lines.append(f"    {c.quantity:<9} {c.scope:<14} A {c.rate_a:.3f}  B {c.rate_b:.3f}  "
+                     f"A - B = {format_interval(c.difference, c.difference_low, c.difference_high)}"
+                     f"{extra}")
+    return lines
+
+
 def comparison_lines(summary: Any) -> list[str]:
     """The comparison, ranking and quality sections of ``SuiteSummary.to_text()``."""
     lines: list[str] = []
+    corrected = bool(summary.comparisons) and getattr(summary.comparisons[0], "basis",
+                                                      "") == "judge-corrected"
     if summary.comparisons:
-        lines += ["", "agent comparisons (A - B; paired on shared task_ids, else independent):"]
-        current = None
-        for c in summary.comparisons:
-            pair = (c.agent_a, c.agent_b)
-            if pair != current:
-                current = pair
-                shared = f", {c.shared_tasks} shared tasks" if c.method == "paired" else ""
-                lines.append(f"  A={c.agent_a} vs B={c.agent_b} ({c.method}{shared}):")
-            if math.isnan(c.prob_a_better):
-                extra = (f"  p {format_p(c.p_value)}, adjusted ({summary.comparison_adjust}) "
-                         f"{format_p(c.p_adjusted)}")
-            else:
-                extra = f"  P(A > B) {format_probability(c.prob_a_better, exact=is_exact(c))}"
-            lines.append(f"    {c.quantity:<9} {c.scope:<14} A {c.rate_a:.3f}  B {c.rate_b:.3f}  "
-                         f"A - B = {format_interval(c.difference, c.difference_low, c.difference_high)}"
-                         f"{extra}")
+        basis = ("; JUDGE-CORRECTED: true outcomes from the human labels' calibration of the "
+                 "judge" if corrected else "")
+        lines += ["", f"agent comparisons (A - B; paired on shared task_ids, else independent"
+                  f"{basis}):"]
+        lines += _comparison_rows(summary, summary.comparisons)
         lines += [f"  method, {m}" for m in summary.comparison_method.split("\n") if m]
         lines += [f"  note: {n}" for n in summary.comparison_notes]
         if summary.comparison_adjust not in ("none", ""):
             lines.append(f"  p-values adjusted for the {len({(c.agent_a, c.agent_b) for c in summary.comparisons})} "
                          f"agent pairs per quantity by {_ADJUST[summary.comparison_adjust]}; "
                          "intervals are per comparison")
+    judge_only = getattr(summary, "judge_only_comparisons", None) or []
+    if judge_only:
+        lines += ["", "judge-only comparisons (the judge's verdicts taken as the truth; "
+                  "for reference):"]
+        lines += _comparison_rows(summary, judge_only)
     if summary.ranking:
         r0 = summary.ranking[0]
-        lines += ["", f"ranking by {r0.quantity} ({r0.scope}):"]
+        tag = "; judge-corrected" if getattr(r0, "basis", "") == "judge-corrected" else ""
+        lines += ["", f"ranking by {r0.quantity} ({r0.scope}{tag}):"]
         for r in sorted(summary.ranking, key=lambda r: r.expected_rank):
             lines.append(f"  {r.agent[:30]:<31} mean {r.mean:.3f}  P(best) "
                          f"{format_probability(r.prob_best)}  "
                          f"expected rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]")
+        judge_rank = getattr(summary, "judge_only_ranking", None) or []
+        if judge_rank:
+            lines.append("  judge-only ranking: " + ", ".join(
+                f"{r.agent} (P(best) {format_probability(r.prob_best)})"
+                for r in sorted(judge_rank, key=lambda r: r.expected_rank)))
     if summary.quality:
         k = summary.k
         lines += ["", f"quality (Fair Forge: Reliable pass@{k} > 0.95 and pass^{k} > 0.70; "

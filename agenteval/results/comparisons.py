@@ -12,11 +12,20 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agenteval.statistical.quality import LABELS
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agenteval.statistical.compare import ComparisonTable
-    from agenteval.statistical.quality import Thresholds
+    from agenteval.statistical.quality import ConversationAssessment
 
 __all__ = ["AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields"]
+
+JUDGE_ONLY = "judge-only"
+"""Comparisons that take the judge's verdicts as the truth (no human labels)."""
+JUDGE_CORRECTED = "judge-corrected"
+"""Comparisons on outcomes corrected for the judge's errors with human labels."""
 
 
 class AgentComparison(BaseModel):
@@ -46,6 +55,9 @@ class AgentComparison(BaseModel):
                            "in Bayesian mode.")
     p_adjusted: float = Field(default=math.nan, description="p_value adjusted over the agent pairs "
                               "(see SuiteSummary.comparison_adjust).")
+    basis: str = Field(default=JUDGE_ONLY, description="'judge-only' (the judge's verdicts taken "
+                       "as the truth) or 'judge-corrected' (the judge's errors corrected with "
+                       "the human labels: agenteval.results.calibration).")
 
 
 class RankRow(BaseModel):
@@ -62,6 +74,8 @@ class RankRow(BaseModel):
     expected_rank: float = Field(description="Mean rank over draws (1 = best).")
     rank_low: float
     rank_high: float = Field(description="95% interval of the rank.")
+    basis: str = Field(default=JUDGE_ONLY, description="'judge-only' or 'judge-corrected' (as "
+                       "AgentComparison.basis).")
 
 
 class QualityRow(BaseModel):
@@ -82,9 +96,10 @@ class QualityRow(BaseModel):
     basis: str = Field(description="What the estimates rest on.")
 
 
-def summary_fields(table: ComparisonTable | None) -> dict[str, Any]:
+def summary_fields(table: ComparisonTable | None, *, basis: str = JUDGE_ONLY) -> dict[str, Any]:
     """The comparison and ranking fields of ``SuiteSummary`` from the results' comparison table
-    (``statistical.summarise.comparisons``; None with one agent)."""
+    (``statistical.summarise.comparisons``, or ``statistical.compare.compare_corrected`` with
+    ``basis`` 'judge-corrected'; None with one agent)."""
     if table is None:
         return {}
     comparisons = []
@@ -99,44 +114,28 @@ def summary_fields(table: ComparisonTable | None) -> dict[str, Any]:
                 difference=d.difference, difference_low=d.low, difference_high=d.high,
                 prob_a_better=d.prob_a_better, method=cmp.method, quantity=d.quantity,
                 scope=d.scope, shared_tasks=cmp.shared_tasks, p_value=d.p_value,
-                p_adjusted=d.p_adjusted))
+                p_adjusted=d.p_adjusted, basis=basis))
     ranking = []
     if table.ranking is not None:
         r = table.ranking
         ranking = [RankRow(agent=a, quantity=r.quantity, scope=r.scope, mean=float(r.mean[i]),
                            prob_best=float(r.prob_best[i]), expected_rank=float(r.expected_rank[i]),
-                           rank_low=float(r.rank_low[i]), rank_high=float(r.rank_high[i]))
+                           rank_low=float(r.rank_low[i]), rank_high=float(r.rank_high[i]),
+                           basis=basis)
                    for i, a in enumerate(r.agents)]
         methods.append(f"ranking: {r.method}")
     return {"comparisons": comparisons, "comparison_method": "\n".join(methods),
             "comparison_adjust": table.adjust, "comparison_notes": notes, "ranking": ranking}
 
 
-def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
+def conversation_quality(assessment: ConversationAssessment, units: Sequence[str]
                          ) -> list[QualityRow]:
-    """The table per conversation (its n judged interactions, c correct; Fair Forge's unit)."""
-    import numpy as np
-
-    from agenteval.statistical.modes import BayesianMode
-    from agenteval.statistical.quality import LABELS, assess, label_probabilities_beta
-
-    mode, k = results.settings.mode, results.k
-    n = np.array([m.total_interactions for m in results], dtype=float)
-    c = np.array([m.correct_interactions for m in results], dtype=float)
-    at = np.array([m.pass_at_k for m in results], dtype=float)
-    pw = np.array([m.pass_pow_k for m in results], dtype=float)
-    labels = assess(at, pw, thresholds=thresholds)
-    if isinstance(mode, BayesianMode) and n.size:
-        probs = label_probabilities_beta(mode.beta_prior_a + c, mode.beta_prior_b + n - c, k,
-                                         thresholds=thresholds)
-        probs = {key: np.where(n == 0, np.nan, v) for key, v in probs.items()}
-        basis = "per-conversation Beta posterior (exact)"
-    else:
-        probs = {key: np.full(n.size, np.nan) for key in LABELS}
-        basis = "per-conversation plug-in"
-    return [QualityRow(unit=m.session_id, pass_at_k=float(at[i]), pass_pow_k=float(pw[i]),
-                       label=labels[i], prob_reliable=float(probs["Reliable"][i]),
-                       prob_inconsistent=float(probs["Inconsistent"][i]),
-                       prob_needs_improvement=float(probs["Needs improvement"][i]),
-                       prob_unlabelled=float(probs["Unlabelled"][i]), basis=basis)
-            for i, m in enumerate(results)]
+    """The table per conversation as rows: ``assessment`` is the results' value
+    (``statistical.quality.assess_conversations``), ``units`` the session_ids in its order."""
+    probs = [assessment.probabilities[label].tolist() for label in LABELS]
+    return [QualityRow(unit=unit, pass_at_k=at, pass_pow_k=pw, label=label, prob_reliable=rel,
+                       prob_inconsistent=inc, prob_needs_improvement=need, prob_unlabelled=rest,
+                       basis=assessment.basis)
+            for unit, at, pw, label, rel, inc, need, rest in zip(
+                units, assessment.pass_at_k.tolist(), assessment.pass_pow_k.tolist(),
+                assessment.label.tolist(), *probs, strict=True)]
