@@ -1,4 +1,5 @@
-"""The README's Python example runs as written (a new user's first contact must not break)."""
+"""The README's Python example runs as written (a new user's first contact must not break), and
+every command of the README and of the docs pages runs as written."""
 
 from __future__ import annotations
 
@@ -12,15 +13,16 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import REPO
+from tests.documented import blocks
 
 
 def test_readme_python_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     text = (REPO / "README.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", text, flags=re.S)
-    assert blocks, "README has no python example"
+    examples = re.findall(r"```python\n(.*?)```", text, flags=re.S)
+    assert examples, "README has no python example"
     monkeypatch.chdir(REPO)
     namespace: dict = {}
-    exec(compile(blocks[0], "README.md", "exec"), namespace)
+    exec(compile(examples[0], "README.md", "exec"), namespace)
     out = capsys.readouterr().out
     assert "pass@3=" in out and "method: beta-binomial" in out
     results = namespace["results"]
@@ -28,10 +30,10 @@ def test_readme_python_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pyt
 
 
 def readme_commands() -> list[str]:
-    """Every ``agenteval ...`` command in the README's bash blocks, continuation lines joined."""
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    """Every ``agenteval ...`` command in the bash blocks of the README and the docs pages, in
+    page order, continuation lines joined."""
     commands = []
-    for block in re.findall(r"```bash\n(.*?)```", text, flags=re.S):
+    for _, block in blocks("bash"):
         for line in block.replace("\\\n", " ").splitlines():
             if line.strip().startswith("agenteval"):
                 commands.append(line.strip())
@@ -74,8 +76,7 @@ def test_every_readme_command_runs_as_written(tmp_path: Path) -> None:
         assert server.requests, "the LLM commands never reached the judge server"
     assert (tmp_path / "out" / "demo" / "report.html").is_file()
     # the reload example reads the run the commands above wrote
-    block = next(b for b in re.findall(r"```python\n(.*?)```", (REPO / "README.md").read_text(),
-                                       flags=re.S) if "load_results" in b)
+    block = next(b for _, b in blocks("python", ["report.md"]) if "load_results" in b)
     proc = subprocess.run([sys.executable, "-c", block], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]
