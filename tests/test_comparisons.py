@@ -154,3 +154,27 @@ def test_quality_table_is_the_summary_s_and_the_explicit_default_thresholds() ->
     explicit = results.quality(thresholds=Thresholds())  # computed afresh, not the summary's
     pd.testing.assert_frame_equal(table, explicit)
     assert list(table["unit"]) == [row.unit for row in results.summary().quality]
+
+
+def test_conversation_quality_is_held_and_only_rendered() -> None:
+    """The per-conversation table is computed once (the results hold it) and its rows are its
+    values, in the conversations' order, whatever thresholds a call passes."""
+    from agenteval.statistical.quality import Thresholds
+
+    convs = [{"session_id": f"s{i}", "assistant_id": "a", "conversation": [
+        {"qa_id": f"q{j}", "query": "2+2?", "assistant": "4" if j <= i else "5",
+         "ground_truth_assistant": "4"} for j in range(3)]} for i in range(3)]
+    results = Agentic.run(convs, None, 2, statistical_mode=BayesianMode())
+    held = results.conversation_assessment()
+    assert results.conversation_assessment() is held
+    table = results.quality(level="conversation")
+    assert list(table["unit"]) == ["s0", "s1", "s2"]
+    assert list(table["pass_at_k"]) == [m.pass_at_k for m in results]
+    for i, m in enumerate(results):  # Beta(1 + c, 1 + n - c) at k = 2: needs p < 1 - 0.3^(1/2)
+        post = stats.beta(1 + m.correct_interactions, 1 + m.total_interactions - m.correct_interactions)
+        assert table["prob_needs_improvement"].iloc[i] == pytest.approx(post.cdf(1 - 0.3 ** 0.5))
+    other = results.quality(level="conversation", thresholds=Thresholds(needs_improvement_pass_at_k=0.5))
+    post = stats.beta(1 + results[0].correct_interactions,
+                      1 + results[0].total_interactions - results[0].correct_interactions)
+    assert other["prob_needs_improvement"].iloc[0] == pytest.approx(post.cdf(1 - 0.5 ** 0.5))
+    assert results.conversation_assessment() is held

@@ -25,12 +25,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from agenteval.errors import ConfigError
 from agenteval.judge import prompts
 from agenteval.judge.base import JudgeFailure
-from agenteval.judge.verdicts import REASON_MAX_CHARS, Grade
+from agenteval.judge.verdicts import REASON_MAX_CHARS, Grade, StrictModel, reject_bool
 
 __all__ = ["RubricItem", "RubricVerdict", "RubricGradeVerdict", "SCALES", "rubric_messages",
            "ajudge_rubric", "check_scale", "OFFLINE_RUBRIC"]
@@ -41,17 +41,7 @@ OFFLINE_RUBRIC = ("the offline judge cannot judge a rubric criterion: pass an LL
                   "(model=..., --model NAME --base-url URL)")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-def _no_bool(value: Any) -> Any:
-    if isinstance(value, bool):  # True == 1.0 in Python; a grade is a number
-        raise ValueError("the score must be a number, not a boolean")
-    return value
-
-
-class RubricVerdict(_Strict):
+class RubricVerdict(StrictModel):
     """Does the answer satisfy the criterion?"""
 
     passed: bool = Field(description="True when the answer satisfies the criterion.")
@@ -59,7 +49,7 @@ class RubricVerdict(_Strict):
                            description="One or two short sentences: why.")
 
 
-class RubricGradeVerdict(_Strict):
+class RubricGradeVerdict(StrictModel):
     """How far does the answer satisfy the criterion?"""
 
     score: Grade = Field(description="1 fully satisfies the criterion, 0.75 mostly, 0.5 "
@@ -67,7 +57,7 @@ class RubricGradeVerdict(_Strict):
     reasoning: str = Field(max_length=REASON_MAX_CHARS,
                            description="One or two short sentences: why this grade.")
 
-    _check_score = field_validator("score", mode="before")(_no_bool)
+    _check_score = field_validator("score", mode="before")(reject_bool)
 
 
 @dataclass(frozen=True)

@@ -48,17 +48,20 @@ MAX_STATEMENTS = 24
 Grade = Literal[0.0, 0.25, 0.5, 0.75, 1.0]
 
 
-class _Strict(BaseModel):
+class StrictModel(BaseModel):
+    """A verdict schema: unknown fields are refused, so a reply cannot smuggle extra keys."""
+
     model_config = ConfigDict(extra="forbid")
 
 
-def _no_bool(value: Any) -> Any:
+def reject_bool(value: Any) -> Any:
+    """A field validator: refuse booleans where a grade is expected."""
     if isinstance(value, bool):  # True == 1.0 in Python; a grade is a number
         raise ValueError("the score must be a number, not a boolean")
     return value
 
 
-class AnswerVerdict(_Strict):
+class AnswerVerdict(StrictModel):
     """Is the answer correct with respect to the reference (or, without one, the query)?"""
 
     score: Grade = Field(description="Correctness grade: 1 fully correct, 0.75 correct but "
@@ -67,10 +70,10 @@ class AnswerVerdict(_Strict):
     reasoning: str = Field(max_length=REASON_MAX_CHARS,
                            description="One or two short sentences: why this grade.")
 
-    _check_score = field_validator("score", mode="before")(_no_bool)
+    _check_score = field_validator("score", mode="before")(reject_bool)
 
 
-class UtilizationVerdict(_Strict):
+class UtilizationVerdict(StrictModel):
     """Does the answer actually use what the tool calls returned?"""
 
     score: Grade = Field(description="How far the answer relies on the tool results: 1 fully "
@@ -79,10 +82,10 @@ class UtilizationVerdict(_Strict):
     reasoning: str = Field(max_length=REASON_MAX_CHARS,
                            description="One or two short sentences: why this grade.")
 
-    _check_score = field_validator("score", mode="before")(_no_bool)
+    _check_score = field_validator("score", mode="before")(reject_bool)
 
 
-class NodeVerdict(_Strict):
+class NodeVerdict(StrictModel):
     """Relevance of one retrieved node to the query and reference."""
 
     relevant: bool = Field(description="True when the node helps answer the query.")
@@ -90,13 +93,13 @@ class NodeVerdict(_Strict):
                            description="One short sentence: why the node is or is not useful.")
 
 
-class NodeRelevanceVerdict(_Strict):
+class NodeRelevanceVerdict(StrictModel):
     """One verdict per retrieved node, in retrieval order."""
 
     verdicts: list[NodeVerdict]
 
 
-class StatementsVerdict(_Strict):
+class StatementsVerdict(StrictModel):
     """Atomic factual statements extracted from a text."""
 
     statements: list[Annotated[str, Field(max_length=STATEMENT_MAX_CHARS)]] = Field(
@@ -104,7 +107,7 @@ class StatementsVerdict(_Strict):
         description=f"Self-contained statements, one fact each (at most {MAX_STATEMENTS}).")
 
 
-class AttributionVerdict(_Strict):
+class AttributionVerdict(StrictModel):
     """Whether one statement is supported by the retrieved context."""
 
     attributed: bool = Field(description="True when the context supports the statement.")
@@ -114,7 +117,7 @@ class AttributionVerdict(_Strict):
                            description="One short sentence: which node supports it, or why none.")
 
 
-class AttributionsVerdict(_Strict):
+class AttributionsVerdict(StrictModel):
     """One verdict per statement, in the order given."""
 
     verdicts: list[AttributionVerdict]

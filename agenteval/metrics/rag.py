@@ -17,6 +17,11 @@ attributable / total statements. Several searches in one case are scored one by 
 kept with each) and the case score is their mean, with the result-count-weighted mean reported
 next to it; ``flatten=True`` concatenates them into one ranking instead. Recall always checks
 statements against the combined context of all searches.
+
+The metrics end with the run's table of counts (``agenteval.statistical.rag_counts.RagCounts``:
+per case its score, bounds, known and unknown statements, verdict counts); the summary (mean
+over cases with the mode's seeded interval, pooled recall, bounds) is a pure function of that
+table and the mode, computed once by the results.
 """
 
 from __future__ import annotations
@@ -34,6 +39,7 @@ from agenteval.judge.base import Judge, JudgeFailure
 from agenteval.judge.resolve import resolve_judge
 from agenteval.judge.verdicts import AttributionItem, NodeRelevanceItem, StatementsItem
 from agenteval.statistical import rag as rm
+from agenteval.statistical import rag_counts
 from agenteval.statistical.modes import BayesianMode, FrequentistMode, StatisticalMode
 
 if TYPE_CHECKING:
@@ -43,10 +49,6 @@ __all__ = ["ContextualPrecision", "ContextualRecall"]
 
 
 # --------------------------------------------------------------------------- shared plumbing
-
-
-def _percent(level: float) -> str:
-    return f"{level * 100:g}%"
 
 
 def _mode(statistical_mode: Any) -> StatisticalMode:
@@ -133,36 +135,25 @@ def _judge_dict(judge: Judge) -> dict[str, Any]:
             **{k: v for k, v in run.details.items() if k not in ("cache",)}}
 
 
-def _mean_bounds(cases: Sequence[Any]) -> dict[str, float] | None:
-    """Where the mean over all cases would lie once the unknown verdicts are known (a case
-    without bounds, e.g. whose statements failed, counts as anywhere in [0, 1])."""
-    if all(c.score is not None for c in cases):
-        return None
-    low = [0.0 if c.score_low is None else c.score_low for c in cases]
-    high = [1.0 if c.score_high is None else c.score_high for c in cases]
-    return {"low": float(np.mean(low)), "high": float(np.mean(high))}
-
-
 def _opt(x: float) -> float | None:
     return None if x is None or not np.isfinite(x) else float(x)
 
 
-def _mean_over_cases(scores: list[float | None], mode: StatisticalMode,
-                     draws: np.ndarray | None = None) -> tuple[float, float, float, str]:
-    """Mean over scored cases with the bounded Bayesian bootstrap interval (both modes: it is
-    the method whose coverage holds near 0 and 1, see ``statistical.rag.mean_interval``)."""
-    x = np.array([np.nan if s is None else s for s in scores], dtype=float)
-    level = mode.ci_level
-    # the mode's own draws and seed: FrequentistMode(bootstrap_samples=, rng_seed=),
-    # BayesianMode(mc_samples=, rng_seed=)
-    n_draws = mode.mc_samples if isinstance(mode, BayesianMode) else mode.bootstrap_samples
-    seed = mode.rng_seed
-    mean, lo, hi = rm.mean_interval(x if draws is None else draws, level=level, draws=n_draws,
-                                    seed=seed)
-    what = ("posterior mean over cases of the per-case Beta posteriors; interval: bounded "
-            "Bayesian bootstrap" if draws is not None
-            else "mean over cases; interval: bounded Bayesian bootstrap")
-    return mean, lo, hi, f"{what} {_percent(level)} ({n_draws} seeded draws)"
+def _table(metric: str, cases: Sequence[Any], *, flattened: bool = False) -> Any:
+    """The run's table of counts (``statistical.rag_counts.RagCounts``) from the scored cases'
+    fields: the summary is a function of exactly what the case rows show."""
+    precision = metric == ContextualPrecision.name
+    verdicts = [[n for s in c.searches for n in s.nodes] if precision else c.statements
+                for c in cases]
+    return rag_counts.build_rag_counts(
+        metric, score=[c.score for c in cases], score_low=[c.score_low for c in cases],
+        score_high=[c.score_high for c in cases],
+        judge_errors=[len(c.judge_errors) for c in cases],
+        labelled=[sum(v.source == "label" for v in vs) for vs in verdicts],
+        judged=[sum(v.source == "judge" for v in vs) for vs in verdicts],
+        score_weighted=[c.score_weighted for c in cases] if precision else None,
+        attributable=None if precision else [c.attributable for c in cases],
+        total=None if precision else [c.total for c in cases], flattened=flattened)
 
 
 # --------------------------------------------------------------------------- precision
@@ -226,7 +217,7 @@ class ContextualPrecision:
 def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMode,
                     flatten: bool = False, strict: bool = False) -> RagResults:
     """Judge every unlabelled node (one request each, one batch), then score all rankings."""
-    from agenteval.results.rag import (NodeJudgment, PrecisionCase, RagResults, RagSummary,
+    from agenteval.results.rag import (NodeJudgment, PrecisionCase, RagResults,
                                        SearchScore)  # what run() returns
 
     rankings = [r for i, c in enumerate(cases) for r in _rankings(i, c, flatten)]
@@ -242,14 +233,12 @@ def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: Statistical
     outcomes = dict(zip(slots, _ask(judge, "judge_node_relevance", items)))
 
     judged: list[list[NodeJudgment]] = []
-    labelled = n_judged = 0
     for r_index, ranking in enumerate(rankings):
         case = cases[ranking.case]
         nodes = []
         for pos, (s_index, node) in enumerate(ranking.nodes):
             base = dict(search=s_index, rank=pos + 1, text=node.text, id=node.id)
             if node.relevant is not None:
-                labelled += 1
                 nodes.append(NodeJudgment(**base, relevant=node.relevant,
                                           reason="labelled in the data", source="label"))
                 continue
@@ -260,7 +249,6 @@ def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: Statistical
                 nodes.append(NodeJudgment(**base, relevant=None, reason="", source="error",
                                           error=got))
             else:
-                n_judged += 1
                 verdict, reason = got
                 nodes.append(NodeJudgment(**base, relevant=bool(verdict.relevant),
                                           reason=reason, source="judge"))
@@ -296,20 +284,9 @@ def score_precision(cases: Sequence[RagCase], judge: Judge, *, mode: Statistical
             flattened=flatten, judge_errors=errors,
             score_low=_opt(mean_lo[i]), score_high=_opt(mean_hi[i])))
 
-    m, ci_lo, ci_hi, method = _mean_over_cases([c.score for c in out], mode)
-    wm = np.array([np.nan if c.score_weighted is None or c.score is None else c.score_weighted
-                   for c in out])
-    n_errors = sum(len(c.judge_errors) for c in out)
-    summary = RagSummary(
-        metric=ContextualPrecision.name, cases=len(out),
-        scored=sum(c.score is not None for c in out), mean=m, ci_low=ci_lo, ci_high=ci_hi,
-        method=method + ("; one flattened ranking per case" if flatten else
-                         "; case = mean over its searches"),
-        judge_errors=n_errors, labelled=labelled, judged=n_judged,
-        extra={"mean_weighted": float(np.nanmean(wm)) if np.isfinite(wm).any() else float("nan"),
-               **({"mean_bounds": b} if (b := _mean_bounds(out)) else {})},
-        judge=_judge_dict(judge))
-    return RagResults(out, metric=ContextualPrecision.name, summary=summary,
+    return RagResults(out, metric=ContextualPrecision.name,
+                      counts=_table(ContextualPrecision.name, out, flattened=flatten),
+                      judge=_judge_dict(judge),
                       settings=_settings(ContextualPrecision.name, judge, mode, flatten=flatten),
                       judge_run=judge.run_record, mode=mode)
 
@@ -352,7 +329,7 @@ class ContextualRecall:
 def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMode,
                  strict: bool = False) -> RagResults:
     """Split the expected answers that need it, then attribute every unlabelled statement."""
-    from agenteval.results.rag import (RagResults, RagSummary, RecallCase,
+    from agenteval.results.rag import (RagResults, RecallCase,
                                        StatementJudgment)  # what run() returns
 
     # 1. statements: given, or extracted by the judge (one request per case)
@@ -398,12 +375,11 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
                                              qa_id=f"statement {j}", session_id=case.id))
     outcomes = dict(zip(slots, _ask(judge, "judge_attribution", items)))
 
-    out, labelled, n_judged = [], 0, 0
+    out = []
     for i, case in enumerate(cases):
         statements = []
         for j, (text, label) in enumerate(zip(texts[i] or [], labels[i])):
             if label is not None:
-                labelled += 1
                 statements.append(StatementJudgment(j, text, label, "labelled in the data",
                                                     "label"))
                 continue
@@ -418,7 +394,6 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
                 statements.append(StatementJudgment(j, text, None, "", "error", error=got))
                 case_errors[i].append(f"statement {j}: {got}")
                 continue
-            n_judged += 1
             verdict, reason = got
             record = StatementJudgment(j, text, bool(verdict.attributed), reason, "judge")
             node = getattr(verdict, "node", None)
@@ -447,29 +422,16 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
     lo, hi = (np.atleast_1d(x) for x in rm.recall_bounds(a, u, n))
     level = mode.ci_level
     scored = ~failed & (n > 0)
-    if isinstance(mode, BayesianMode):
-        pa, pb = mode.beta_prior_a, mode.beta_prior_b
-        post, ci_lo, ci_hi = (np.atleast_1d(x) for x in
-                              rm.beta_recall(a, n, prior_a=pa, prior_b=pb, level=level))
-        pooled_mean, pooled_lo, pooled_hi = rm.beta_recall(a[scored].sum(), n[scored].sum(),
-                                                           prior_a=pa, prior_b=pb, level=level)
-        pooled_method = (f"pooled statements, Beta-Binomial exact {_percent(level)} "
-                         f"(prior Beta({pa:g}, {pb:g}))")
-        rng = np.random.default_rng(mode.rng_seed)
-        draws = rng.beta(pa + a, pb + n - a, size=(mode.mc_samples, len(out)))
-        draws[:, ~scored] = np.nan
+    if isinstance(mode, BayesianMode):  # each case's recall: its Beta-Binomial posterior
+        post, ci_lo, ci_hi = (np.atleast_1d(x) for x in rm.beta_recall(
+            a, n, prior_a=mode.beta_prior_a, prior_b=mode.beta_prior_b, level=level))
     else:
         from agenteval.statistical.estimators import clopper_pearson_interval, wilson_interval
 
-        name = getattr(mode, "interval", "wilson")
-        interval = clopper_pearson_interval if name == "clopper-pearson" else wilson_interval
+        interval = (clopper_pearson_interval if getattr(mode, "interval", "wilson") ==
+                    "clopper-pearson" else wilson_interval)
         post = np.full(len(out), np.nan)
         ci_lo, ci_hi = (np.atleast_1d(x) for x in interval(a, n, level))
-        sa, sn = a[scored].sum(), n[scored].sum()
-        pooled_mean = float(sa / sn) if sn else float("nan")
-        pooled_lo, pooled_hi = (interval(sa, sn, level) if sn else (float("nan"), float("nan")))
-        pooled_method = f"pooled statements, {name} {_percent(level)}"
-        draws = None
     for i, case in enumerate(out):
         if scored[i]:
             case.score = _opt(share[i])
@@ -479,17 +441,7 @@ def score_recall(cases: Sequence[RagCase], judge: Judge, *, mode: StatisticalMod
             case.posterior_mean = _opt(post[i])
             case.ci_low, case.ci_high = _opt(ci_lo[i]), _opt(ci_hi[i])
 
-    m, mlo, mhi, method = _mean_over_cases([c.score for c in out], mode, draws)
-    summary = RagSummary(
-        metric=ContextualRecall.name, cases=len(out), scored=int(scored.sum()), mean=m,
-        ci_low=mlo, ci_high=mhi, method=method,
-        judge_errors=sum(len(c.judge_errors) for c in out), labelled=labelled, judged=n_judged,
-        extra={"pooled": {"mean": float(pooled_mean), "ci_low": float(pooled_lo),
-                          "ci_high": float(pooled_hi), "method": pooled_method,
-                          "attributable": int(a[scored].sum()),
-                          "statements": int(n[scored].sum())},
-               **({"mean_bounds": b} if (b := _mean_bounds(out)) else {})},
-        judge=_judge_dict(judge))
-    return RagResults(out, metric=ContextualRecall.name, summary=summary,
+    return RagResults(out, metric=ContextualRecall.name,
+                      counts=_table(ContextualRecall.name, out), judge=_judge_dict(judge),
                       settings=_settings(ContextualRecall.name, judge, mode),
                       judge_run=judge.run_record, mode=mode)

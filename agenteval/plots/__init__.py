@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -128,20 +128,31 @@ def figure_width(width: str | float) -> float:
     return inches
 
 
-def legend_outside(fig: Figure, ax: Axes, *, own_figure: bool, ncol: int | None = None,
-                   math: Iterable[str] = ()) -> Any:
+def legend_outside(fig: Figure, ax: Axes | Sequence[Axes], *, own_figure: bool,
+                   ncol: int | None = None, math: Iterable[str] = ()) -> Any:
     """One legend outside the data: below the panels of a figure the helper made (constrained
-    layout makes room), right of ``ax`` in a figure the caller gave. ``math``: the entries that
-    are the library's mathtext labels (the others, data, stay text). None without entries."""
-    handles, labels = ax.get_legend_handles_labels()
+    layout makes room), right of ``ax`` (the last of several) in a figure the caller gave.
+    ``ax`` may be several panels: their entries are joined, each label once. ``math``: the
+    entries that are the library's mathtext labels (the others, data, stay text). None without
+    entries."""
+    axes = list(ax) if isinstance(ax, (list, tuple)) else [ax]
+    handles, labels = [], []
+    for one in axes:  # every panel's entries, each label once
+        for handle, label in zip(*one.get_legend_handles_labels()):
+            if label not in labels:
+                handles.append(handle)
+                labels.append(label)
     if not handles:
         return None
+    ax = axes[-1]
     if own_figure:
         # as many columns as fit the figure's width (about 0.55 em per character)
         size = float(_rc_points("legend.fontsize"))
         line = int(fig.get_size_inches()[0] * 72 / (0.55 * size)) - 6  # characters in one row
-        labels = [lb if len(lb) <= line else lb[:line - 1] + "\u2026" for lb in labels]
-        fits = int((line + 6) // (max(map(len, labels)) + 5))
+        math = set(math)   # mathtext is never cut (a cut "$" would not parse)
+        labels = [lb if len(lb) <= line or lb in math else lb[:line - 1] + "\u2026"
+                  for lb in labels]
+        fits = int((line + 6) // (max(_shown_length(lb, lb in math) for lb in labels) + 5))
         legend = fig.legend(handles, labels, loc="outside lower center", frameon=False,
                             ncol=max(1, min(ncol or 3, len(labels), fits)), handlelength=1.5,
                             columnspacing=1.2)
@@ -153,6 +164,15 @@ def legend_outside(fig: Figure, ax: Axes, *, own_figure: bool, ncol: int | None 
         if text.get_text() in math:
             text.set_parse_math(True)
     return legend
+
+
+def _shown_length(label: str, math: bool) -> int:
+    """About how many characters a label takes when drawn (mathtext without its markup)."""
+    if not math:
+        return len(label)
+    import re
+
+    return len(re.sub(r"\\mathrm|[${}^_]|\\", "", label))
 
 
 def _rc_points(key: str) -> Any:

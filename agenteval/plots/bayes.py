@@ -36,6 +36,7 @@ from agenteval.plots import (
     paper_style,
     pass_label,
 )
+from agenteval.plots.layout import panel_size
 
 __all__ = ["plot_pass_posterior", "plot_forest", "plot_shrinkage", "plot_prior_posterior"]
 
@@ -142,19 +143,6 @@ def _colours(results: Any, post: _Draws) -> dict[str, str]:
     return {**agent_colours(post.coords["agent"]), **colours}
 
 
-def _size(width: Any, default: str, panels: int = 1, *, height: float | None = None
-          ) -> tuple[tuple[float, float], dict[str, int]]:
-    """Figure size and subplot grid: at column width panels stack, at double width they sit
-    side by side."""
-    inches = figure_width(default if width is None else width)
-    wide = inches >= 5.0
-    if panels == 1:
-        return (inches, height or (2.6 if wide else 2.3)), {}
-    if wide:
-        return (inches, height or 2.6), {"ncols": panels}
-    return (inches, height or 1.75 * panels + 0.5), {"nrows": panels}
-
-
 def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool = False,
                         idata: Any = None, ax: Any = None, width: Any = None,
                         style: Any = None) -> Any:
@@ -179,7 +167,7 @@ def plot_pass_posterior(results: Any, *, quantity: str = "both", new_task: bool 
     shown: dict[str, dict[str, tuple[float, float, float]]] = {}
     bases: set[str] = set()
     with paper_style(style):
-        size, grid = _size(width, "double" if quantity == "both" else "column", len(which))
+        size, grid = panel_size(width, "double" if quantity == "both" else "column", len(which))
         if quantity == "both":
             fig, axes = figure_axes(None, size=size, **grid)
         else:
@@ -281,7 +269,7 @@ def plot_forest(results: Any, *, idata: Any = None, ax: Any = None, max_tasks: i
             cols.append(colour)
             bold.append(False)
     with paper_style(style):
-        size, _ = _size(width, "column", height=max(2.0, 0.13 * len(labels) + 0.75))
+        size, _ = panel_size(width, "column", height=max(2.0, 0.13 * len(labels) + 0.75))
         fig, axis = figure_axes(ax, size=size)
         y = np.arange(len(labels))[::-1]
         for yi, (mean, lo, hi), col, b in zip(y, values, cols, bold):
@@ -338,7 +326,7 @@ def plot_shrinkage(results: Any, *, idata: Any = None, ax: Any = None, width: An
     mode = results.settings.mode
     a, b = float(getattr(mode, "beta_prior_a", 1.0)), float(getattr(mode, "beta_prior_b", 1.0))
     with paper_style(style):
-        size, _ = _size(width, "column", height=2.6)
+        size, _ = panel_size(width, "column", height=2.6)
         fig, axis = figure_axes(ax, size=size)
         with np.errstate(invalid="ignore", divide="ignore"):
             raw = c / n
@@ -404,7 +392,7 @@ def plot_prior_posterior(results: Any, *, idata: Any = None, ax: Any = None, wid
     shown: dict[str, Any] = {}
     with paper_style(style):
         panels_n = 2 if hierarchical and ax is None else 1
-        size, grid_ = _size(width, "double" if panels_n == 2 else "column", panels_n)
+        size, grid_ = panel_size(width, "double" if panels_n == 2 else "column", panels_n)
         if panels_n == 2:
             fig, axes = figure_axes(None, size=size, **grid_)
             axes = list(np.ravel(axes))

@@ -209,6 +209,7 @@ class AgenticResults(list[AgenticMetric]):
         self._counts: Any = None
         self._fits: Any = None
         self._values: Any = None
+        self._assessment: Any = None
         self._draws: dict[tuple[Any, ...], Any] = {}
         self._idata: dict[tuple[Any, ...], Any] = {}
         self.provenance: dict[str, Any] = {}
@@ -389,6 +390,22 @@ class AgenticResults(list[AgenticMetric]):
         None with one agent. The summary's comparisons are these."""
         return self.values().comparisons
 
+    def conversation_assessment(self, thresholds: Any = None) -> Any:
+        """Fair Forge's table per conversation (``statistical.quality.ConversationAssessment``)
+        from the table of counts and the per-conversation fields; the default thresholds' table
+        is computed once and held."""
+        if thresholds is None and self._assessment is not None:
+            return self._assessment
+        from agenteval.statistical.quality import assess_conversations
+
+        fields = np.array([(m.pass_at_k, m.pass_pow_k) for m in self], dtype=float)
+        at, pw = fields.reshape(-1, 2).T
+        value = assess_conversations(self.counts, self.settings.mode, self.k, pass_at_k=at,
+                                     pass_pow_k=pw, thresholds=thresholds)
+        if thresholds is None:
+            self._assessment = value
+        return value
+
     def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
         """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
         with the posterior probability of each label in Bayesian mode."""
@@ -397,7 +414,8 @@ class AgenticResults(list[AgenticMetric]):
         from agenteval.results.comparisons import QualityRow, conversation_quality
 
         if level == "conversation":
-            rows = conversation_quality(self, thresholds=thresholds)
+            rows = conversation_quality(self.conversation_assessment(thresholds),
+                                        self.session_ids)
         elif level == "agent":  # the default thresholds' table is the summary's: not recomputed
             if thresholds is None:
                 rows = self.summary().quality

@@ -12,9 +12,13 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from agenteval.statistical.quality import LABELS
+
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from agenteval.statistical.compare import ComparisonTable
-    from agenteval.statistical.quality import Thresholds
+    from agenteval.statistical.quality import ConversationAssessment
 
 __all__ = ["AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields"]
 
@@ -112,31 +116,14 @@ def summary_fields(table: ComparisonTable | None) -> dict[str, Any]:
             "comparison_adjust": table.adjust, "comparison_notes": notes, "ranking": ranking}
 
 
-def conversation_quality(results: Any, *, thresholds: Thresholds | None = None
+def conversation_quality(assessment: ConversationAssessment, units: Sequence[str]
                          ) -> list[QualityRow]:
-    """The table per conversation (its n judged interactions, c correct; Fair Forge's unit)."""
-    import numpy as np
-
-    from agenteval.statistical.modes import BayesianMode
-    from agenteval.statistical.quality import LABELS, assess, label_probabilities_beta
-
-    mode, k = results.settings.mode, results.k
-    n = np.array([m.total_interactions for m in results], dtype=float)
-    c = np.array([m.correct_interactions for m in results], dtype=float)
-    at = np.array([m.pass_at_k for m in results], dtype=float)
-    pw = np.array([m.pass_pow_k for m in results], dtype=float)
-    labels = assess(at, pw, thresholds=thresholds)
-    if isinstance(mode, BayesianMode) and n.size:
-        probs = label_probabilities_beta(mode.beta_prior_a + c, mode.beta_prior_b + n - c, k,
-                                         thresholds=thresholds)
-        probs = {key: np.where(n == 0, np.nan, v) for key, v in probs.items()}
-        basis = "per-conversation Beta posterior (exact)"
-    else:
-        probs = {key: np.full(n.size, np.nan) for key in LABELS}
-        basis = "per-conversation plug-in"
-    return [QualityRow(unit=m.session_id, pass_at_k=float(at[i]), pass_pow_k=float(pw[i]),
-                       label=labels[i], prob_reliable=float(probs["Reliable"][i]),
-                       prob_inconsistent=float(probs["Inconsistent"][i]),
-                       prob_needs_improvement=float(probs["Needs improvement"][i]),
-                       prob_unlabelled=float(probs["Unlabelled"][i]), basis=basis)
-            for i, m in enumerate(results)]
+    """The table per conversation as rows: ``assessment`` is the results' value
+    (``statistical.quality.assess_conversations``), ``units`` the session_ids in its order."""
+    probs = [assessment.probabilities[label].tolist() for label in LABELS]
+    return [QualityRow(unit=unit, pass_at_k=at, pass_pow_k=pw, label=label, prob_reliable=rel,
+                       prob_inconsistent=inc, prob_needs_improvement=need, prob_unlabelled=rest,
+                       basis=assessment.basis)
+            for unit, at, pw, label, rel, inc, need, rest in zip(
+                units, assessment.pass_at_k.tolist(), assessment.pass_pow_k.tolist(),
+                assessment.label.tolist(), *probs, strict=True)]

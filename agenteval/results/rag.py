@@ -206,22 +206,42 @@ class RagSummary:
 
 
 class RagResults(list):  # type: ignore[type-arg]
-    """Per-case results of one RAG metric run (a list), with summary and exports."""
+    """Per-case results of one RAG metric run (a list), with summary and exports.
 
-    def __init__(self, cases: list[Any], *, metric: str, summary: RagSummary,
+    The run's table of counts (``statistical.rag_counts.RagCounts``, built by the metric from
+    the cases it scored) is held with the mode; the summary is computed from them once, on
+    first use (``statistical.rag_counts.summarise_rag``), and every view renders it. Results
+    read from a file hold the summary as it was written (and no table).
+    """
+
+    def __init__(self, cases: list[Any], *, metric: str, summary: RagSummary | None = None,
                  settings: dict[str, Any], judge_run: JudgeRun | None = None,
-                 mode: Any = None) -> None:
+                 mode: Any = None, counts: Any = None, judge: dict[str, Any] | None = None
+                 ) -> None:
         super().__init__(cases)
+        if summary is None and (counts is None or mode is None):
+            from agenteval.errors import ConfigError
+
+            raise ConfigError("RagResults needs its summary, or the table of counts and the mode")
         self.metric = metric
         self.settings = settings
         self.judge_run = judge_run
         self.mode = mode
+        self.counts = counts
+        """The table every summary number is a function of (None when read from a file)."""
         self.provenance: dict[str, Any] = {}
         """Manifest entries of the caller (the CLI's command and data file), as for agentic runs."""
+        self._judge = dict(judge or {})
         self._summary = summary
 
     def summary(self) -> RagSummary:
-        """Mean over cases with its interval, counts of scored cases and failed verdicts."""
+        """Mean over cases with its interval, counts of scored cases and failed verdicts
+        (computed once from the table of counts and the mode)."""
+        if self._summary is None:
+            from agenteval.statistical.rag_counts import summarise_rag
+
+            values = summarise_rag(self.counts, self.mode)
+            self._summary = RagSummary(**asdict(values), judge=self._judge)
         return self._summary
 
     def to_dataframe(self) -> pd.DataFrame:
@@ -269,7 +289,7 @@ class RagResults(list):  # type: ignore[type-arg]
         return _json_safe({
             "version": RAG_RESULTS_VERSION, "metric": self.metric,
             "manifest": build_rag_manifest(self), "settings": self.settings,
-            "summary": asdict(self._summary), "cases": [asdict(c) for c in self],
+            "summary": asdict(self.summary()), "cases": [asdict(c) for c in self],
         })
 
     def save(self, out: Any) -> list[Any]:

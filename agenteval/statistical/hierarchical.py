@@ -38,7 +38,6 @@ first imported in the process; agenteval calls it before it imports PyMC.
 from __future__ import annotations
 
 import logging
-import math
 import os
 import sys
 import time

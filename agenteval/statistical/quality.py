@@ -17,6 +17,11 @@ conversations says how likely it really is.
   pass@k = 1 - (1 - p)^k and pass^k = p^k are increasing in p, so each label is an interval of p
   and its probability is exact (Beta CDF differences, :func:`label_probabilities_beta`).
 - Task-level quantities (means over tasks): from posterior draws (:func:`label_probabilities`).
+
+The per-conversation table (:func:`assess_conversations`) is a pure function of the table of
+counts (``statistical.counts.SuiteCounts``: each conversation's n judged interactions, c
+correct), the mode and the per-conversation point estimates; the results compute it once and
+their views only turn it into rows.
 """
 
 from __future__ import annotations
@@ -30,8 +35,9 @@ import numpy as np
 
 from agenteval.errors import ConfigError, check_k, check_unit
 
-__all__ = ["LABELS", "QualityRow", "Thresholds", "assess", "assess_agents",
-           "label_probabilities", "label_probabilities_beta"]
+__all__ = ["LABELS", "ConversationAssessment", "QualityRow", "Thresholds", "assess",
+           "assess_agents", "assess_conversations", "label_probabilities",
+           "label_probabilities_beta"]
 
 LABELS = ("Reliable", "Inconsistent", "Needs improvement", "Unlabelled")
 
@@ -204,3 +210,56 @@ def assess_agents(agent: Sequence[str], task: Sequence[str | None], success: Any
                                assess(vals[0], vals[1], thresholds=t),
                                *(float(probs[label]) for label in LABELS), basis))
     return rows
+
+
+@dataclass(frozen=True, eq=False)
+class ConversationAssessment:
+    """Fair Forge's table per conversation, as arrays in the counts' order."""
+
+    pass_at_k: np.ndarray
+    pass_pow_k: np.ndarray
+    label: np.ndarray
+    """Label of each conversation's point estimates (object array; None where undefined)."""
+    probabilities: dict[str, np.ndarray]
+    """Per label (``LABELS``), each conversation's posterior probability (NaN in frequentist
+    mode and where nothing was judged)."""
+    basis: str
+    """What the probabilities rest on."""
+
+    @property
+    def size(self) -> int:
+        return int(self.pass_at_k.size)
+
+
+def assess_conversations(counts: Any, mode: Any, k: int, *, pass_at_k: Any, pass_pow_k: Any,
+                         thresholds: Thresholds | None = None) -> ConversationAssessment:
+    """The quality table per conversation (Fair Forge's unit) from the table of counts.
+
+    ``counts``: a ``SuiteCounts`` (its ``n`` judged and ``c`` correct interactions per
+    conversation); ``pass_at_k`` / ``pass_pow_k``: the conversations' point estimates (the
+    per-conversation fields, as the metrics computed them under ``mode``), which the labels are
+    read from. In a Bayesian mode each label also gets its exact probability under the
+    per-conversation Beta(a + c, b + n - c) posterior (the mode's prior; NaN where n = 0, a
+    prior is not a result); in the frequentist mode the probabilities are NaN.
+    """
+    k = check_k(k)
+    n = np.asarray(counts.n, dtype=float)
+    c = np.asarray(counts.c, dtype=float)
+    at = np.asarray(pass_at_k, dtype=float).ravel()
+    pw = np.asarray(pass_pow_k, dtype=float).ravel()
+    if not (at.size == pw.size == n.size):
+        raise ConfigError(f"pass_at_k and pass_pow_k need one value per conversation "
+                          f"({n.size}), got {at.size} and {pw.size}")
+    labels = assess(at, pw, thresholds=thresholds)
+    labels = np.asarray(labels, dtype=object).reshape(n.size)
+    from agenteval.statistical.modes import BayesianMode
+
+    if isinstance(mode, BayesianMode) and n.size:
+        probs = label_probabilities_beta(mode.beta_prior_a + c, mode.beta_prior_b + n - c, k,
+                                         thresholds=thresholds)
+        probs = {key: np.where(n == 0, np.nan, v) for key, v in probs.items()}
+        basis = "per-conversation Beta posterior (exact)"
+    else:
+        probs = {key: np.full(n.size, np.nan) for key in LABELS}
+        basis = "per-conversation plug-in"
+    return ConversationAssessment(at, pw, labels, probs, basis)

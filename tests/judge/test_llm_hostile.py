@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import random
 import sqlite3
-import time
 
 import pytest
 
@@ -85,14 +84,13 @@ def test_statement_list_cut_at_the_limit_is_not_salvaged_into_fewer_statements(m
     assert judge.run_record.details["salvaged"] == 0
 
 
+@pytest.mark.timeout(60)  # a hang guard: reading 8 MiB to the end would still finish
 def test_a_huge_reply_is_not_read_past_the_cap(make_judge, fake_server):
     from agenteval.judge.transport import MAX_REPLY_BYTES
 
     fake_server.on("query A", Huge(8 * MAX_REPLY_BYTES))
     judge = make_judge()
-    started = time.perf_counter()
     out = judge.judge_answers(_items("A", "B"))
-    assert time.perf_counter() - started < 10
     assert isinstance(out[0], JudgeFailure) and out[0].code == "oversized"
     assert "not read further" in out[0].cause and out[0].transient
     assert out[1] == GOOD
@@ -213,26 +211,26 @@ def test_a_down_server_still_trips_fail_fast_after_the_window(make_judge, fake_s
 
 # ---- 18.9: Retry-After validated, capped and shared -----------------------------------------
 
+@pytest.mark.timeout(60)  # a NaN sleep would corrupt asyncio's timer heap and hang
 @pytest.mark.parametrize("headers", [{"retry-after-ms": "NaN"}, {"retry-after-ms": "-5"},
                                      {"retry-after": "inf"}, {"retry-after": "-3"},
                                      {"retry-after": "soon"}])
 def test_an_invalid_retry_after_is_ignored(make_judge, fake_server, headers):
     fake_server.on(None, *[Status(429, headers)] * 32)
     judge = make_judge(max_concurrency=16, retry_initial_delay=0.01, retry_max_delay=0.05)
-    started = time.monotonic()
     out = judge.judge_answers(_items(*[str(i) for i in range(32)]))
-    assert time.monotonic() - started < 5
     assert out == [GOOD] * 32
+    # the header was ignored: every pause is a backoff capped at retry_max_delay, none capped
+    assert judge.run_record.details.get("retry_after_capped", 0) == 0
+    assert judge.run_record.details.get("paused_s", 0.0) <= 32 * 0.05 + 1e-9
 
 
 def test_a_huge_retry_after_is_capped_and_counted(make_judge, fake_server):
     fake_server.on("query A", Status(429, {"retry-after": "3600"}))
     judge = make_judge(retry_max_delay=0.3)
-    started = time.monotonic()
     assert judge.judge_answers(_items("A")) == [GOOD]
-    assert 0.3 <= time.monotonic() - started < 3
     assert judge.run_record.details["retry_after_capped"] == 1
-    assert judge.run_record.details["paused_s"] >= 0.29
+    assert 0.29 <= judge.run_record.details["paused_s"] <= 0.3 + 0.05  # the cap, not 3600 s
 
 
 def test_retry_after_pauses_the_whole_run_not_one_request(make_judge, fake_server):

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -45,12 +44,11 @@ def test_lone_surrogates_never_crash_a_run(make_judge, fake_server):
 
 # ---- deadline and fail-fast ---------------------------------------------------------------------
 
+@pytest.mark.timeout(60)  # a hang guard: without the deadline this takes 6 x 20 s x retries
 def test_run_deadline_bounds_a_hanging_server(make_judge, fake_server):
     fake_server.on(None, *[Sleep(30)] * 50)
     judge = make_judge(deadline=1.0, timeout=20, max_concurrency=2, fail_fast_after=None)
-    started = time.monotonic()
     out = judge.judge_answers(_items(*"ABCDEF"))
-    assert time.monotonic() - started < 10  # not 6 x 20 s x retries
     assert all(isinstance(o, JudgeFailure) and o.code == "deadline" and o.transient for o in out)
     assert "deadline" in out[0].cause
     fake_server.reset()  # deadline failures are not cached: the next run asks again

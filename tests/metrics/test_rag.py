@@ -300,3 +300,29 @@ def test_results_reload_from_json(tmp_path):
         assert [c.score for c in again] == [c.score for c in results]
     with pytest.raises(DataError, match="not agenteval RAG results"):
         RagResults.from_json({"version": "x"})
+
+
+@pytest.mark.parametrize("metric", [ContextualPrecision, ContextualRecall])
+def test_the_summary_is_the_tables_computed_once(metric):
+    """The metric builds the table from the cases it scored (what their rows show), the
+    results compute the summary from it and the mode once, with the mode's seed and draws."""
+    from agenteval.statistical.modes import FrequentistMode
+    from agenteval.statistical.rag_counts import summarise_rag
+
+    mode = FrequentistMode(rng_seed=5, bootstrap_samples=321)
+    results = metric.run(DEMO, statistical_mode=mode)
+    t = results.counts
+    assert t.metric == metric.name and t.size == len(results)
+    assert [None if np.isnan(x) else x for x in t.score] == [c.score for c in results]
+    assert t.judged.sum() + t.labelled.sum() == sum(
+        len(c.statements) if metric is ContextualRecall else sum(len(s.nodes) for s in c.searches)
+        for c in results) - sum(st.source == "rule" for c in results
+                                for st in getattr(c, "statements", []))
+    s = results.summary()
+    assert results.summary() is s and "(321 seeded draws)" in s.method
+    v = summarise_rag(t, mode)
+    assert (s.mean, s.ci_low, s.ci_high, s.scored, s.extra) == (v.mean, v.ci_low, v.ci_high,
+                                                                 v.scored, v.extra)
+    other = metric.run(DEMO, statistical_mode=FrequentistMode(rng_seed=6, bootstrap_samples=321))
+    assert other.summary().mean == s.mean
+    assert (other.summary().ci_low, other.summary().ci_high) != (s.ci_low, s.ci_high)

@@ -223,15 +223,12 @@ def test_large_plug_in_finite() -> None:
     assert np.all(np.isfinite(pass_pow_k(n, c, 1000)))
 
 
-def test_million_conversations_is_fast() -> None:
-    import time
-
+@pytest.mark.timeout(120)  # a hang guard; the speed itself is measured in benchmarks/
+def test_million_conversations_are_exact() -> None:
     rng = np.random.default_rng(7)
     n = rng.integers(1, 11, 1_000_000)
     c = rng.integers(0, n + 1)
-    start = time.perf_counter()
     got = pass_at_k_unbiased(n, c, 3)
-    assert time.perf_counter() - start < 5.0
     idx = rng.choice(n.size, 50, replace=False)
     want = [1 - math.comb(int(n[i] - c[i]), 3) / math.comb(int(n[i]), 3) if n[i] >= 3 else math.nan
             for i in idx]

@@ -8,11 +8,13 @@ from scipy import integrate, stats
 
 from agenteval.errors import ConfigError
 from agenteval.statistical import BayesianMode, FrequentistMode
+from agenteval.statistical.counts import build_counts
 from agenteval.statistical.quality import (
     LABELS,
     Thresholds,
     assess,
     assess_agents,
+    assess_conversations,
     label_probabilities,
     label_probabilities_beta,
 )
@@ -32,6 +34,15 @@ def _direct_label(at: float, pw: float, t: Thresholds) -> str:
 @pytest.mark.parametrize("t", [Thresholds(), Thresholds(0.9, 0.6, 0.4, 0.6)])
 def test_exact_label_probabilities_against_integration(a: float, b: float, k: int, t: Thresholds) -> None:
     got = label_probabilities_beta(a, b, k, thresholds=t)
+    want = _by_integration(a, b, k, t)
+    for label in LABELS:
+        assert float(got[label]) == pytest.approx(want[label], abs=1e-8)
+    assert sum(float(v) for v in got.values()) == pytest.approx(1.0)
+
+
+def _by_integration(a: float, b: float, k: int, t: Thresholds) -> dict[str, float]:
+    """Each label's probability under p ~ Beta(a, b), by quadrature of the density over the
+    p-intervals where the label, read directly from pass@k and pass^k, is constant."""
     # integrate the Beta density over p, labelling each p directly from pass@k and pass^k
     label_of = lambda p: _direct_label(1 - (1 - p) ** k, p ** k, t)  # noqa: E731
     grid = np.linspace(0, 1, 2001)
@@ -49,9 +60,7 @@ def test_exact_label_probabilities_against_integration(a: float, b: float, k: in
     for lo, hi in zip(points[:-1], points[1:]):
         mid = _direct_label(1 - (1 - (lo + hi) / 2) ** k, ((lo + hi) / 2) ** k, t)
         want[mid] += integrate.quad(lambda p: stats.beta.pdf(p, a, b), lo, hi)[0]
-    for label in LABELS:
-        assert float(got[label]) == pytest.approx(want[label], abs=1e-8)
-    assert sum(float(v) for v in got.values()) == pytest.approx(1.0)
+    return want
 
 
 def test_label_probabilities_from_draws_count_the_draws() -> None:
@@ -85,3 +94,42 @@ def test_agents_without_repeated_tasks_use_the_exact_beta() -> None:
     assert 0.2 < rows["A"].prob_reliable < 0.7
     freq = assess_agents(agent, [None] * 25, success, k=3, mode=FrequentistMode())
     assert freq[0].label == "Reliable" and np.isnan(freq[0].prob_reliable)
+
+
+@pytest.mark.parametrize("t", [None, Thresholds(0.9, 0.6, 0.4, 0.6)])
+def test_conversation_assessment_from_arrays(t: Thresholds | None) -> None:
+    """Per conversation: labels read from the given point estimates, probabilities the exact
+    Beta(a + c, b + n - c) posterior's (by quadrature here), NaN where nothing was judged."""
+    n = np.array([5, 12, 3, 0, 40, 1])
+    c = np.array([5, 9, 0, 0, 39, 1])
+    counts = build_counts(agent=["x", "x", "y", "y", "y", "x"], task=[None] * 6, n=n, c=c,
+                          judge_errors=[0, 0, 1, 2, 0, 0])
+    rng = np.random.default_rng(4)
+    at, pw = rng.uniform(0.5, 1.0, 6), rng.uniform(0.1, 0.9, 6)
+    at[3] = pw[3] = np.nan
+    mode = BayesianMode(beta_prior_a=0.5, beta_prior_b=2.0)
+    got = assess_conversations(counts, mode, 3, pass_at_k=at, pass_pow_k=pw, thresholds=t)
+    tt = t or Thresholds()
+    assert got.size == 6 and got.basis == "per-conversation Beta posterior (exact)"
+    assert got.label.tolist() == [None if np.isnan(x) else _direct_label(x, y, tt)
+                                  for x, y in zip(at, pw)]
+    for i in range(6):
+        if n[i] == 0:
+            assert all(np.isnan(got.probabilities[label][i]) for label in LABELS)
+            continue
+        want = _by_integration(0.5 + c[i], 2.0 + n[i] - c[i], 3, tt)
+        for label in LABELS:
+            assert got.probabilities[label][i] == pytest.approx(want[label], abs=1e-8)
+    freq = assess_conversations(counts, FrequentistMode(), 3, pass_at_k=at, pass_pow_k=pw,
+                                thresholds=t)
+    assert freq.label.tolist() == got.label.tolist() and freq.basis == "per-conversation plug-in"
+    assert all(np.isnan(v).all() for v in freq.probabilities.values())
+    with pytest.raises(ConfigError, match="one value per conversation"):
+        assess_conversations(counts, mode, 3, pass_at_k=at[:5], pass_pow_k=pw)
+
+
+def test_conversation_assessment_of_no_conversations() -> None:
+    counts = build_counts(agent=[], task=[], n=[], c=[])
+    got = assess_conversations(counts, BayesianMode(), 2, pass_at_k=[], pass_pow_k=[])
+    assert got.size == 0 and got.label.tolist() == []
+    assert all(v.size == 0 for v in got.probabilities.values())
