@@ -251,8 +251,13 @@ def test_netcdf(run: dict) -> None:
     summary = run["summary"]
     rows = {r["group"]: r for r in summary["rows"]}
     results = run["results"]
-    assert obs["n_conversation"].values.tolist() == [m.total_interactions for m in results]
-    assert obs["c_conversation"].values.tolist() == [m.correct_interactions for m in results]
+    conv = _arviz.from_netcdf(str(run["out"] / "posterior_conversation.nc"))
+    judged = [m for m in results if m.total_interactions]   # n = 0 carries no data
+    assert (_arviz.group(conv, "constant_data")["n_conversation"].values.tolist()
+            == [m.total_interactions for m in judged])
+    assert (_arviz.group(conv, "observed_data")["c_conversation"].values.tolist()
+            == [m.correct_interactions for m in judged])
+    assert obs["c_task"].size == int((results.counts.tasks.n > 0).sum())
     for agent in post["agent"].values:
         row = rows[str(agent)]
         share = post["share"].sel(agent=agent).values.ravel()

@@ -3,6 +3,7 @@ and is committed without outputs (reviewable diffs: only the cells' sources chan
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -56,8 +57,28 @@ def _outputs(nb: object) -> list:
     return [o for cell in nb.cells if cell.cell_type == "code" for o in cell.outputs]
 
 
+# Figures a notebook draws itself (PNG outputs, besides those inside the results' HTML): where a
+# picture explains better than a table (02: the plug-in's bias curves and Jensen's gap; 03: the
+# priors; 04: coverage; 06: Precision@k against rank and the recall posterior).
+FIGURES = {"02_metric_derivation.ipynb": 2, "03_prior_sensitivity.ipynb": 2,
+           "04_frequentist_vs_bayesian.ipynb": 1, "06_rag_metrics.ipynb": 2}
+
+# Notebooks whose formulas are all LaTeX: no math written in ASCII or Unicode outside $...$.
+LATEX = ("01_quickstart.ipynb", "02_metric_derivation.ipynb", "03_prior_sensitivity.ipynb",
+         "04_frequentist_vs_bayesian.ipynb", "06_rag_metrics.ipynb")
+_PLAIN_MATH = re.compile(r"Beta\(|\bB\(|E\[|\bC\(n|[≥≤≠Σ·√∫̂αβμκ]|\b[a-z]_[a-z]\b|\b[a-z]\^[a-z0-9(]")
+
+
+def _prose(source: str) -> str:
+    """A markdown cell without its formulas and code (what must hold no formula)."""
+    for pattern in (r"\$\$.*?\$\$", r"\$[^$]*\$", r"```.*?```", r"`[^`]*`"):
+        source = re.sub(pattern, "", source, flags=re.S)
+    return re.sub(r"pass\^[0-9k]\b", "", source)  # the metric's name, as tau-bench writes it
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
 def test_notebook_executes(path: Path) -> None:
+    """Top to bottom without an error; the cells' own asserts hold the numbers the prose states."""
     import nbformat
 
     nb = nbformat.read(path, as_version=4)
@@ -67,6 +88,25 @@ def test_notebook_executes(path: Path) -> None:
     assert not [o.text for o in outputs if o.output_type == "stream" and o.name == "stderr"]
     # rich display: results and summaries render as HTML tables, figures as PNG
     assert any("<table" in o.get("data", {}).get("text/html", "") for o in outputs)
+    figures = [o for o in outputs if "image/png" in o.get("data", {})]
+    assert len(figures) >= FIGURES.get(path.name, 0), f"{len(figures)} figure(s)"
+
+
+@pytest.mark.parametrize("name", LATEX)
+def test_formulas_are_latex(name: str) -> None:
+    import nbformat
+
+    nb = nbformat.read(REPO / "notebooks" / name, as_version=4)
+    markdown = [c.source for c in nb.cells if c.cell_type == "markdown"]
+    assert any("$" in m for m in markdown)
+    plain = [(i, m.group()) for i, text in enumerate(markdown) for m in _PLAIN_MATH.finditer(_prose(text))]
+    assert not plain, f"math outside $...$ in markdown cells: {plain}"
+
+
+def test_the_formula_check_sees_plain_math() -> None:
+    assert _PLAIN_MATH.search(_prose("the posterior Beta(1 + c, 1 + n - c) and E[p^k]"))
+    assert _PLAIN_MATH.search(_prose("mean_t p_t^k ≥ (mean p)^k"))
+    assert not _PLAIN_MATH.search(_prose("pass^k of $\\text{Beta}(a, b)$, `Beta(1, 1)` in code"))
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
