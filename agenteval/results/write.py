@@ -44,9 +44,10 @@ AGENTIC_FILES = ("conversations.csv", "interactions.csv", "summary.csv", "qualit
                  "report.html", RESULTS_FILE)
 """Every top-level file an agentic run can write (which ones depends on the mode, the agents,
 the graders and the labels)."""
-CONVERSATION_FILE_LIMIT = 5_000
+CONVERSATION_FILE_LIMIT = 2_000
 """Most conversations for which --out writes posterior_conversation.nc beside posterior.nc (its
-log-likelihood and replicated counts are draws x conversations: about 15 s and 1 GB at 10,000);
+log-likelihood and replicated counts are draws x conversations: 15-30 s and 1 GB at 10,000 on a
+loaded 2-core machine);
 ``results.to_netcdf(path, level="conversation")`` writes it at any size."""
 FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_pull", "prior_posterior")
 """The posterior figures of the Bayesian modes, each as ``figures/<name>.<format>``."""
