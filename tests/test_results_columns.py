@@ -134,6 +134,12 @@ def test_task_draws_in_blocks_are_one_calls_numbers_and_capped_like_conversation
     fit = demo.task_fit()
     assert np.array_equal(fit.unit_draws().reshape(-1, demo.counts.tasks.size),
                           np.concatenate(list(fit.unit_draw_blocks(100))))
+    from agenteval.statistical.draws import _unit_draws
+
+    from agenteval.statistical.hierarchical import fit_empirical_bayes
+
+    conv = fit_empirical_bayes(demo.counts.n, demo.counts.c, demo.counts.agent, draws=700)
+    assert np.array_equal(_unit_draws(conv), conv.unit_draws())
     full, capped = demo.posterior_draws(), demo.posterior_draws(max_conversations=5)
     assert "p_task" in full.posterior and "p_task" not in capped.posterior
     for key in ("task_pass_at_k", "task_pass_pow_k", "task_pass_at_k_all", "task_pass_pow_k_all"):

@@ -58,6 +58,20 @@ _BLOCK_VALUES = 4_000_000
 """Values per block of p_task draws (32 MB of float64), whatever the number of tasks."""
 
 
+def _unit_draws(fit: Any) -> np.ndarray:
+    """``fit.unit_draws()`` filled a block of draws at a time (the same numbers without its
+    two (draws, units) parameter temporaries: 1.3 GB at 20,000 conversations)."""
+    chains, per_chain = fit.mu.shape[:2]
+    units = fit.inverse.size
+    out = np.empty((chains * per_chain, units))
+    rows = max(1, min(_ROWS, _BLOCK_VALUES // max(units, 1)))
+    start = 0
+    for block in fit.unit_draw_blocks(rows):
+        out[start:start + block.shape[0]] = block
+        start += block.shape[0]
+    return out.reshape(chains, per_chain, units)
+
+
 def _group_power_draws(p: np.ndarray, groups: np.ndarray, n_groups: int, k: int, *,
                        bootstrap_seed: int | None = None) -> dict[str, np.ndarray]:
     """``suite.group_power_draws`` in blocks of draws: the same numbers (the bootstrap weights
@@ -127,7 +141,7 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
     posterior: dict[str, np.ndarray] = {}
     dims: dict[str, list[str]] = {}
     if counts.size <= max_conversations:
-        posterior["p_conversation"] = (conv_fit.unit_draws() if conv_fit is not None else shaped(
+        posterior["p_conversation"] = (_unit_draws(conv_fit) if conv_fit is not None else shaped(
             suite.conjugate_unit_draws(n, c, a=a0, b=b0, draws=total, seed=seeds[0])))
         dims["p_conversation"] = ["conversation"]
     share = np.empty((total, len(names)))
