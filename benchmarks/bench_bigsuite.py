@@ -66,6 +66,7 @@ def main() -> None:
     parser.add_argument("--baseline", help="git revision of agenteval to compare with (at the "
                         "smallest size)")
     parser.add_argument("--no-out", action="store_true", help="only the runs without --out")
+    parser.add_argument("--out-only", action="store_true", help="only the runs with --out")
     args = parser.parse_args()
     trees = {"agenteval": {"PYTHONPATH": str(ROOT), "MPLBACKEND": "Agg"}}
     if args.baseline:
@@ -78,7 +79,8 @@ def main() -> None:
         for name, env in trees.items():
             if name != "agenteval" and size != min(args.sizes):
                 continue
-            for kind in ("plain",) if args.no_out else ("plain", "out"):
+            kinds = ("plain",) if args.no_out else ("out",) if args.out_only else ("plain", "out")
+            for kind in kinds:
                 target = tempfile.mkdtemp(dir=CACHE, prefix="bigsuite-") if kind == "out" else None
                 try:
                     r = _run(env, path, target)
