@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # PyTensor's compile cache (hierarchical mode) in an ignored folder of the checkout
 export AGENTEVAL_PYTENSOR_DIR ?= $(CURDIR)/.cache/pytensor
 
-.PHONY: setup demo demo-rag test bench lock lock-ref clean lab notebooks-clean
+.PHONY: setup demo demo-rag test bench lock lock-ref clean lab notebooks-clean docs docs-serve
 
 setup: $(STAMP)
 
@@ -56,6 +56,18 @@ lab: setup
 	cd notebooks && ../$(BIN)/jupyter lab --ip=127.0.0.1 --port=$(LAB_PORT) --no-browser \
 	    $$( [ "$$(id -u)" = 0 ] && echo --allow-root )
 
+## The documentation site, offline, into site/ (open site/index.html): the pages of docs/, the API
+## from the docstrings, the notebooks executed (cached in .cache/docs while nothing changed).
+## --strict: a warning (a broken link, an unresolved API name) fails the build, as in the tests.
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python tools/api_pages.py --check
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
+## The site served on this machine with live reload while you write (127.0.0.1 only).
+DOCS_PORT ?= 8000
+docs-serve: setup
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:$(DOCS_PORT)
+
 ## Notebooks are committed without outputs (tests/test_notebooks.py checks it).
 notebooks-clean: setup
 	$(BIN)/python tools/clean_notebooks.py notebooks/*.ipynb
@@ -90,4 +102,4 @@ lock-ref:
 	    && mv .cache/lock-ref/pins constraints-ref.txt
 
 clean:
-	rm -rf $(VENV) out .pytest_cache
+	rm -rf $(VENV) out .pytest_cache site

@@ -50,3 +50,19 @@ def offline_page(*, width: int = 1280, height: int = 1000) -> Iterator[tuple[Any
             yield context.new_page(), blocked
         finally:
             browser.close()
+
+
+def report_data(page: str) -> dict[str, Any]:
+    """The JSON block the report's viewer reads (columns, one row per conversation, the grid),
+    with each row as a dict of its columns plus ``drill`` (article position, -1: not drilled)."""
+    import json
+    import re
+
+    found = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', page,
+                      re.S)
+    assert found is not None, "no report-data block"
+    data = json.loads(found.group(1))
+    names = [c["id"] for c in data["cols"]]
+    data["records"] = [dict(zip(names, r), drill=r[len(names)], look=r[len(names) + 1])
+                       for r in data["rows"]]
+    return data

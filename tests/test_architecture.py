@@ -328,7 +328,8 @@ PINNED_ALL: dict[str, list[str]] = {
         "RecallCase", "SearchScore", "StatementJudgment",
     ],
     "agenteval.results.failures": [
-        "FailureGroup", "failure_kind", "group_failures", "judged_share",
+        "DEFAULT_MIN_JUDGED", "FailureGroup", "JudgedCheck", "check_judged", "failure_kind",
+        "group_failures", "judged_share",
     ],
     "agenteval.results.io": [
         "MANIFEST_VERSION", "RESULTS_FILE", "build_manifest", "describe_call", "describe_source",
@@ -347,7 +348,7 @@ PINNED_ALL: dict[str, list[str]] = {
         "plot_prior_sensitivity", "plot_priors", "plot_rate_posteriors", "plot_shrinkage",
     ],
     "agenteval.present.html": [
-        "posterior_png", "results_html", "summary_html",
+        "failure_html", "posterior_png", "results_html", "summary_html",
     ],
     "agenteval.present.report": [
         "DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order", "find_figures",
@@ -358,7 +359,8 @@ PINNED_ALL: dict[str, list[str]] = {
     ],
     "agenteval.present.text": [
         "comparison_lines", "diagnostics_line", "format_count", "format_interval",
-        "format_number", "format_prob", "interval_kind", "is_missing", "summary_text",
+        "format_number", "format_p", "format_prob", "format_probability", "interval_kind",
+        "is_exact", "is_missing", "results_repr", "summary_text",
     ],
     "agenteval.present.tables": [
         "TABLES", "escape_latex", "escape_markdown", "table_latex", "table_markdown",

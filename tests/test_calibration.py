@@ -165,3 +165,107 @@ def test_report_and_notebook_display_carry_the_calibration(tmp_path: Path) -> No
 
     again = results_from_json(json.loads(json.dumps(res.to_json())))
     assert again.calibration().corrected[0].share == res.calibration().corrected[0].share
+
+
+@pytest.mark.parametrize("mode", [FrequentistMode(), BayesianMode(mc_samples=1500)])
+def test_summary_comparisons_and_ranking_are_judge_corrected_and_say_so(mode) -> None:
+    from agenteval.results.agentic import results_from_json
+
+    data, labels, _ = _suite()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(data, None, 2, statistical_mode=mode, labels=labels)
+        plain = Agentic.run(data, None, 2, statistical_mode=mode)
+        s, s0 = res.summary(), plain.summary()
+    cal = res.calibration()
+    assert s.comparisons == cal.comparisons and s.ranking == cal.ranking
+    assert {c.basis for c in s.comparisons} == {"judge-corrected"}
+    assert {r.basis for r in s.ranking} == {"judge-corrected"}
+    assert s.comparison_method.startswith("b vs a: judge-corrected")
+    # the judge-only ones stay beside them, exactly the run without labels
+    assert s.judge_only_comparisons == s0.comparisons and s.judge_only_ranking == s0.ranking
+    assert {c.basis for c in s0.comparisons} == {"judge-only"} and not s0.judge_only_comparisons
+    # every view says which it shows
+    text = s.to_text()
+    assert "JUDGE-CORRECTED" in text and "judge-only comparisons" in text
+    assert "judge-corrected" in text.split("ranking by")[1].splitlines()[0]
+    assert "JUDGE-CORRECTED" not in s0.to_text()
+    html = s._repr_html_()
+    assert "basis: judge-corrected" in html and "Judge only comparisons" in html
+    assert set(s.comparisons_dataframe()["basis"]) == {"judge-corrected"}
+    again = results_from_json(json.loads(json.dumps(res.to_json()))).summary()
+    assert again.comparisons == s.comparisons
+    # the corrected comparison agrees with the corrected headline rows it rests on
+    rows = {r.group: r for r in cal.corrected}
+    succ = next(c for c in s.comparisons if c.quantity == "success")
+    assert succ.agent_a == "b" and succ.method == "paired"
+    assert succ.rate_a == pytest.approx(rows["b"].share, abs=0.03)
+    assert succ.rate_b == pytest.approx(rows["a"].share, abs=0.03)
+
+
+def test_hierarchical_mode_corrects_with_the_pymc_model() -> None:
+    pytest.importorskip("pymc")
+    data, labels, _ = _suite(conversations=60)
+    mode = BayesianMode(method="hierarchical", draws=400, tune=400, chains=2,
+                        nuts_sampler="pymc", mc_samples=800)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(data, None, 2, statistical_mode=mode, labels=labels)
+        cal = res.calibration()
+        from agenteval.results.calibration import calibrate
+
+        gibbs = calibrate(_with_mode(res, BayesianMode(mc_samples=8000)), labels)
+    assert "PyMC NUTS" in cal.corrected[0].method and cal.diagnostics["divergences"] == 0
+    assert "sampler: NUTS" in cal.to_text()
+    assert {c.basis for c in res.summary().comparisons} == {"judge-corrected"}
+    # the same posterior as the Gibbs form of the model (empirical-Bayes mode)
+    for r_p, r_g in zip(cal.corrected, gibbs.corrected, strict=True):
+        sd = (r_g.rate_high - r_g.rate_low) / 3.92
+        assert r_p.rate == pytest.approx(r_g.rate, abs=0.3 * sd)
+        sd = (r_g.share_high - r_g.share_low) / 3.92
+        assert r_p.share == pytest.approx(r_g.share, abs=0.3 * sd)
+
+
+def _with_mode(results, mode):
+    import copy
+    import dataclasses
+
+    other = copy.copy(results)
+    other.settings = dataclasses.replace(results.settings, mode=mode)
+    other._calibration = None
+    return other
+
+
+def test_errors_clustered_within_tasks_are_flagged() -> None:
+    data, labels, truth_of = _suite(seed=3, conversations=240)
+    # the judge fails every conversation of a third of the tasks: its answers there are the
+    # opposite of the truth, and the labels say so
+    flip = {f"t{t}" for t in range(0, 40, 3)}
+    for row in data:
+        if row["task_id"] in flip:
+            for turn in row["conversation"]:
+                truth = truth_of[(row["session_id"], turn["qa_id"])][0]
+                turn["assistant"] = "5" if truth else "4"
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        cal = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(),
+                          labels=labels).calibration()
+    assert cal.error_icc > 0.2 and cal.error_icc_p < 0.01
+    assert any(issubclass(w.category, je.CorrelatedJudgeErrorsWarning) for w in seen)
+    assert any(n.startswith(je.CORRELATED_ERRORS) for n in cal.notes)
+    data, labels, _ = _suite(seed=3, conversations=240)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        plain = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(),
+                            labels=labels).calibration()
+    assert plain.error_icc_p > 0.01 and not any("cluster within tasks" in n for n in plain.notes)
+
+
+def test_a_coin_judge_keeps_judge_only_comparisons_and_says_why() -> None:
+    data, labels, _ = _suite(se=0.5, sp=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels).summary()
+    assert {c.basis for c in s.comparisons} == {"judge-only"} and not s.judge_only_comparisons
+    assert any("not identified" in n for n in s.comparison_notes)
+    assert "JUDGE-CORRECTED" not in s.to_text()

@@ -80,9 +80,9 @@ def test_readme_planning_example_runs(tmp_path: Path, monkeypatch: pytest.Monkey
 
     from tests.conftest import REPO
 
-    text = (REPO / "README.md").read_text(encoding="utf-8")
+    text = (REPO / "docs" / "comparisons.md").read_text(encoding="utf-8")
     (block,) = [b for b in re.findall(r"```python\n(.*?)```", text, flags=re.S) if "agenteval.plan(" in b]
     monkeypatch.chdir(tmp_path)
-    exec(compile(block.replace("simulate=400", "simulate=20"), "README.md", "exec"), {})
+    exec(compile(block.replace("simulate=400", "simulate=20"), "docs/comparisons.md", "exec"), {})
     assert capsys.readouterr().out.split() == ["105", "0.802"]
     assert (tmp_path / "out" / "power_curve.png").stat().st_size > 2000

@@ -152,7 +152,10 @@ def test_records_table_folds_intervals_and_standard_errors() -> None:
     html = records_table([{"group": "g", "x": 0.5, "x_low": 0.25, "x_high": 0.75, "y": 1.0,
                            "y_se": float("nan"), "prob_a_better": 0.99995, "missing": None}])
     cells = re.findall(r"<td[^>]*>(.*?)</td>", html)
-    assert cells == ["g", "0.500 [0.250, 0.750]", "1.000", "1 - 5.0e-05", "n/a"]
+    # a probability from draws prints as the CLI prints it (present.text.format_probability)
+    assert cells == ["g", "0.500 [0.250, 0.750]", "1.000", "&gt; 0.999", "n/a"]
+    exact = records_table([{"scope": "conversations", "prob_a_better": 0.99995}])
+    assert re.findall(r"<td[^>]*>(.*?)</td>", exact) == ["conversations", "1 - 5.0e-05"]
 
 
 def test_plain_text_stays_readable(bayes: Any) -> None:

@@ -1,4 +1,5 @@
-"""The README's harness-log commands (tau-bench, Inspect AI) run as written on the demo files."""
+"""The harness-log commands of the docs (tau-bench, Inspect AI; docs/harness-logs.md) run as
+written on the demo files."""
 
 from __future__ import annotations
 
@@ -10,12 +11,11 @@ import pytest
 
 from agenteval.cli import main
 from tests.conftest import REPO
+from tests.documented import page
 
 
 def _commands() -> list[str]:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    section = text.split("## Logs from a harness", 1)[1].split("\n## ", 1)[0]
-    return [line.split("#", 1)[0].strip() for line in section.splitlines()
+    return [line.split("#", 1)[0].strip() for line in page("harness-logs.md").splitlines()
             if line.startswith("agenteval run ")]
 
 

@@ -22,7 +22,7 @@ from agenteval.cli import main
 from agenteval.errors import ConfigError
 from agenteval.report import DEFAULT_MAX_CONVERSATIONS, render_report
 from tests.conftest import REPO
-from tests.browser import chromium_missing, offline_page
+from tests.browser import chromium_missing, offline_page, report_data
 
 
 def _conversations(n: int, seed: int) -> list[dict]:
@@ -48,7 +48,15 @@ def _run(records: list[dict]):
 
 
 def _shown(page: str) -> list[str]:
-    return re.findall(r'<details class="conv" data-bad="\d"><summary>.*?<b>(conv-\d+)</b>', page)
+    """The drilled-down conversations, in their articles' order, as the JSON says and as the
+    articles (their ids in the page) say."""
+    rows = sorted((r for r in report_data(page)["records"] if r["drill"] >= 0),
+                  key=lambda r: r["drill"])
+    articles = re.findall(r'<article class="conv" id="c-(\d+)" hidden><header class="conv-head">'
+                          r'<p><span class="badge \w+">[^<]*</span> <b class="sid">([^<]+)</b>', page)
+    assert [int(p) for p, _ in articles] == list(range(len(rows)))
+    assert [s for _, s in articles] == [r["session"] for r in rows]
+    return [r["session"] for r in rows]
 
 
 def _needs_look(m) -> bool:
@@ -68,7 +76,8 @@ def test_cap_keeps_the_conversations_worth_a_look(cap: int) -> None:
     assert 20 < len(look) < 140  # the cases below all occur
     page = render_report(results, max_conversations=cap)
     shown = _shown(page)
-    assert len(shown) == min(cap, len(results)) == page.count('<details class="conv"')
+    assert len(shown) == min(cap, len(results)) == page.count('<article class="conv"')
+    assert len(report_data(page)["rows"]) == len(results)  # the list covers every conversation
     assert shown == sorted(shown)  # in the run's order
     shown_look = [s for s in shown if _needs_look(by_id[s])]
     if cap <= len(look):
@@ -85,7 +94,7 @@ def test_cap_keeps_the_conversations_worth_a_look(cap: int) -> None:
     assert "results.to_dataframe()" in note and "conversations.csv" in note
     # the summary is complete: the same as in the uncapped report
     full = render_report(results, max_conversations=None)
-    start, end = '<section id="summary">', '<section id="conversations">'
+    start, end = '<section id="summary">', '<section id="tasks">'
     assert page[page.index(start):page.index(end)] == full[full.index(start):full.index(end)]
     # the same conversations whatever the order of the input
     shuffled = records[:]
@@ -138,7 +147,7 @@ def test_cli_flag_and_default(tmp_path: Path, capsys: pytest.CaptureFixture[str]
 
 
 def _shown_any(page: str) -> list[str]:
-    return re.findall(r'<details class="conv" data-bad="\d"><summary>.*?<b>([^<]+)</b>', page)
+    return _shown(page)
 
 
 @pytest.mark.skipif(chromium_missing() is not None, reason=str(chromium_missing()))
@@ -156,15 +165,27 @@ def test_capped_report_in_chromium(tmp_path: Path) -> None:
         assert note.is_visible()
         assert f"Drill-down for 25 of {n} conversations" in note.inner_text()
         assert page.locator("#summary table.grid").first.is_visible()
-        assert page.locator("#shown").inner_text() == "25 of 25 shown"
+        # the list and the grid cover every conversation; the drill-down 25
+        assert page.locator("#shown").inner_text() == f"{n} of {n} shown"
+        assert page.locator("#grid .cell").count() == n
+        assert page.locator("#grid .cell.nd").count() == n - 25
         # the links in the note open the files with every conversation
         for href in note.locator("a").evaluate_all("as => as.map(a => a.href)"):
             assert href.startswith("file://") and Path(href[len("file://"):]).is_file()
-        shown = page.locator("details.conv summary b").all_inner_texts()
+        shown = page.locator("#view article.conv b.sid").all_inner_texts()
         assert len(shown) == 25 and set(shown) <= failed  # 25 of the many failures
-        first = page.locator("details.conv").first
-        first.locator("summary").first.click()
-        assert first.locator("table.kv").first.is_visible()
+        page.locator("#grid .cell:not(.nd)").first.click()
+        opened = page.locator("#view article.conv:not([hidden])")
+        assert opened.count() == 1 and opened.locator("section.turn").first.is_visible()
+        # a conversation left out of the drill-down opens as its row, with where to find it
+        left_out = [c for c in results["conversations"] if c["session_id"] not in shown][0]
+        page.goto((out / "report.html").as_uri() + "#session=" + left_out["session_id"])
+        page.wait_for_selector("html[data-ready]")
+        stub = page.locator("#view .stub")
+        assert stub.is_visible() and stub.locator("b.sid").inner_text() == left_out["session_id"]
+        assert "Not in this report's drill-down (25 of" in stub.inner_text()
+        assert "interactions.csv" in stub.inner_text()
+        assert page.locator("#view article.conv:not([hidden])").count() == 0
         note.scroll_into_view_if_needed()
         shot = tmp_path / "capped.png"
         page.screenshot(path=str(shot), full_page=False)

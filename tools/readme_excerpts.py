@@ -1,6 +1,7 @@
-"""Keep the README true: regenerate its printed excerpts, values and figure from the demo run.
+"""Keep the README and the docs true: regenerate their printed excerpts, values and figures from
+the demo run.
 
-The README marks what the code prints:
+The README and the documentation pages (``docs/**/*.md``) mark what the code prints:
 
 - a block ``<!-- excerpt: NAME -->`` + a fenced code block + ``<!-- /excerpt -->``: the fenced
   block's body is the lines ``EXCERPTS[NAME]`` selects from what its source prints;
@@ -10,7 +11,8 @@ Every source runs once (the demo run, ``agenteval run data/agentic_demo.jsonl --
 bayesian --out DIR``, as ``make demo``; ``out/demo`` with ``--screenshot``); nothing is typed in by hand, so a change of the
 code's numbers (a new estimator default) shows up as a difference.
 
-    python tools/readme_excerpts.py            # rewrite README.md, docs/img/demo_pass_posterior*.png
+    python tools/readme_excerpts.py            # rewrite README.md and docs/*.md,
+                                               # docs/img/demo_pass_posterior*.png
                                                # and (with pdflatex) docs/img/summary_table.png
     python tools/readme_excerpts.py --check    # exit 1 and show the differences (the test's check)
     python tools/readme_excerpts.py --screenshot   # also docs/img/report.png (headless Chromium)
@@ -33,6 +35,14 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 README = REPO / "README.md"
+DOCS = REPO / "docs"
+
+
+def documented() -> list[Path]:
+    """The files whose marks are kept current: the README, then the site's pages (the API pages
+    are generated from docstrings and print nothing)."""
+    pages = sorted(p for p in DOCS.rglob("*.md") if "api" not in p.relative_to(DOCS).parts[:1])
+    return [README, *pages]
 FIGURE = REPO / "docs" / "img" / "demo_pass_posterior.png"
 SCREENSHOT = REPO / "docs" / "img" / "report.png"
 TABLE = REPO / "docs" / "img" / "summary_table.png"
@@ -100,35 +110,53 @@ def excerpt_text(excerpt: Excerpt, sources: dict[str, str]) -> str:
     return "\n".join(ln.rstrip() for ln in lines) + "\n"
 
 
-def render(readme: str, sources: dict[str, str]) -> str:
-    """The README with every marked excerpt and value replaced by what the code prints now."""
+def render(readme: str, sources: dict[str, str], seen: set[str] | None = None) -> str:
+    """The text with every marked excerpt and value replaced by what the code prints now; the
+    names it marks are added to ``seen`` (given), else every name must be marked in this text."""
     summary = json.loads(sources["results.json"])["summary"]
-    seen: set[str] = set()
+    marked: set[str] = set()
 
     def block(m: re.Match[str]) -> str:
         name = m["name"]
         if name not in EXCERPTS:
-            raise SystemExit(f"README marks an unknown excerpt {name!r} (tools/readme_excerpts.py)")
-        seen.add(name)
+            raise SystemExit(f"a page marks an unknown excerpt {name!r} (tools/readme_excerpts.py)")
+        marked.add(name)
         return m.group(1) + excerpt_text(EXCERPTS[name], sources) + m.group(4)
 
     def value(m: re.Match[str]) -> str:
         name = m["name"]
         if name not in VALUES:
-            raise SystemExit(f"README marks an unknown value {name!r} (tools/readme_excerpts.py)")
-        seen.add(name)
+            raise SystemExit(f"a page marks an unknown value {name!r} (tools/readme_excerpts.py)")
+        marked.add(name)
         return m.group(1) + VALUES[name](summary) + m.group(4)
 
     out = _VALUE.sub(value, _BLOCK.sub(block, readme))
-    missing = (set(EXCERPTS) | set(VALUES)) - seen
-    if missing:
-        raise SystemExit(f"README lacks the marked excerpts {sorted(missing)}")
+    if seen is None:
+        _check_marked(marked)
+    else:
+        seen |= marked
     return out
 
 
-def differences(old: str, new: str) -> str:
+def _check_marked(seen: set[str]) -> None:
+    missing = (set(EXCERPTS) | set(VALUES)) - seen
+    if missing:
+        raise SystemExit(f"README and docs lack the marked excerpts {sorted(missing)}")
+
+
+def render_all(sources: dict[str, str], texts: dict[Path, str] | None = None) -> dict[Path, str]:
+    """Every documented file rendered (``texts`` overrides what is read from disk); every
+    excerpt and value must be marked in at least one of them."""
+    texts = texts or {p: p.read_text(encoding="utf-8") for p in documented()}
+    seen: set[str] = set()
+    out = {path: render(text, sources, seen) for path, text in texts.items()}
+    _check_marked(seen)
+    return out
+
+
+def differences(old: str, new: str, name: str = "README.md") -> str:
     return "".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True),
-                                        "README.md (committed)", "README.md (code prints)"))
+                                        f"{name} (committed)", f"{name} (code prints)"))
 
 
 def column_figure(out: Path, png: Path) -> None:
@@ -180,25 +208,26 @@ def main(argv: list[str] | None = None) -> int:
         # the screenshot shows the run's command line: run it where `make demo` writes
         out = REPO / "out" / "demo" if args.screenshot else Path(tmp) / "demo"
         sources = run_demo(out)
-        old = README.read_text(encoding="utf-8")
-        new = render(old, sources)
+        old = {p: p.read_text(encoding="utf-8") for p in documented()}
+        new = render_all(sources, old)
+        changed = [p for p in old if new[p] != old[p]]
         if args.check:
-            diff = differences(old, new)
+            diff = "".join(differences(old[p], new[p], str(p.relative_to(REPO))) for p in changed)
             if diff:
-                print(diff + "\nREADME excerpts differ from what the code prints: run "
+                print(diff + "\nexcerpts differ from what the code prints: run "
                       "python tools/readme_excerpts.py", file=sys.stderr)
                 return 1
-            print("README excerpts match the code")
+            print("README and docs excerpts match the code")
             return 0
-        if new != old:
-            README.write_text(new, encoding="utf-8")
+        for path in changed:
+            path.write_text(new[path], encoding="utf-8")
         shutil.copyfile(out / "figures" / "pass_posterior.png", FIGURE)
         column_figure(out, COLUMN_FIGURE)
         wrote = [FIGURE, COLUMN_FIGURE] + ([TABLE] if table_png(out / "summary.tex", TABLE) else [])
         if args.screenshot:
             screenshot(out / "report.html")
         wrote += [SCREENSHOT] if args.screenshot else []
-        print(f"README.md {'updated' if new != old else 'unchanged'}; wrote "
+        print(f"updated {[str(p.relative_to(REPO)) for p in changed] or 'nothing'}; wrote "
               + ", ".join(str(p.relative_to(REPO)) for p in wrote))
     return 0
 

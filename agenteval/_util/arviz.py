@@ -59,31 +59,57 @@ def min_over(ds: Any) -> float:
     return float(np.nanmin(v)) if np.isfinite(v).any() else float("nan")
 
 
+_GROUPS = ("posterior", "prior", "log_likelihood", "posterior_predictive", "observed_data",
+           "constant_data", "sample_stats")
+
+
+def from_layout(layout: Any) -> Any:
+    """InferenceData (0.x) or DataTree (1.x) from a ``statistical.idata_layout.Layout`` (or any
+    record with the groups as dicts of (chain, draw, *dims) arrays, ``coords``, ``dims``, and
+    optionally ``aux`` non-index coordinates per group and ``attrs``)."""
+    groups = {name: data for name in _GROUPS if (data := getattr(layout, name, None))}
+    return from_dict(**groups, coords=layout.coords, dims=layout.dims,
+                     aux=getattr(layout, "aux", None), attrs=layout.attrs)
+
+
 def from_dict(*, posterior: dict[str, np.ndarray], observed_data: dict[str, np.ndarray],
               prior: dict[str, np.ndarray] | None = None,
+              log_likelihood: dict[str, np.ndarray] | None = None,
+              posterior_predictive: dict[str, np.ndarray] | None = None,
               constant_data: dict[str, np.ndarray] | None = None,
               sample_stats: dict[str, np.ndarray] | None = None,
               coords: dict[str, Any], dims: dict[str, list[str]],
+              aux: dict[str, dict[str, tuple[tuple[str, ...], np.ndarray]]] | None = None,
               attrs: dict[str, Any] | None = None) -> Any:
-    """InferenceData (0.x) or DataTree (1.x) from arrays with (chain, draw, *dims) posteriors."""
+    """InferenceData (0.x) or DataTree (1.x) from arrays with (chain, draw, *dims) posteriors;
+    ``aux``: per group, coordinates that are not dimensions (name -> (dims, values))."""
     az = _az()
     groups: dict[str, Any] = {"posterior": posterior, "observed_data": observed_data}
-    if prior:
-        groups["prior"] = prior
-    if constant_data:
-        groups["constant_data"] = constant_data
-    if sample_stats:
-        groups["sample_stats"] = sample_stats
+    for name, data in (("prior", prior), ("log_likelihood", log_likelihood),
+                       ("posterior_predictive", posterior_predictive),
+                       ("constant_data", constant_data), ("sample_stats", sample_stats)):
+        if data:
+            groups[name] = data
     if major() >= 1:   # pragma: no cover - arviz 1.x
         from arviz_base import from_dict as from_dict_1
 
         tree = from_dict_1(groups, coords=coords, dims=dims)
         for name in groups:
             tree[name].attrs.update(attrs or {})
+            for coord, (cdims, values) in (aux or {}).get(name, {}).items():
+                tree[name] = tree[name].assign_coords({coord: (cdims, values)})
         return tree
-    data = az.from_dict(**groups, coords=coords, dims=dims)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=FutureWarning)
+        data = az.from_dict(**groups, coords=coords, dims=dims)
     for name in data.groups():
-        getattr(data, name).attrs.update(attrs or {})
+        ds = getattr(data, name)
+        extra = (aux or {}).get(name, {})
+        if extra:
+            ds = ds.assign_coords({coord: (cdims, values) for coord, (cdims, values)
+                                   in extra.items()})
+            setattr(data, name, ds)
+        ds.attrs.update(attrs or {})
     return data
 
 

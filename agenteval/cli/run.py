@@ -14,13 +14,12 @@ from typing import Any
 from agenteval._util.sanitize import csv_frame, terminal
 from agenteval.cli.graders import add_grader_arguments, grader_options, grader_text
 from agenteval.errors import AgentEvalError, ConfigError
+from agenteval.results.failures import DEFAULT_MIN_JUDGED
 from agenteval.results.write import DEFAULT_FIGURES, FIGURE_FORMATS
 
 FORMATS = ("table", "json", "csv")
 DEFAULT_K = 3
 """k when --k is not given: the smallest k at which pass@k and pass^k tell different stories."""
-DEFAULT_MIN_JUDGED = 0.95
-"""Share of interactions that must get a verdict for the run to exit 0."""
 SELECTION_FLAGS = {"agents": "--agent", "tasks": "--task", "limit": "--limit"}
 """How ``agenteval.select``'s errors name its options here."""
 
@@ -209,7 +208,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     ``%agentic_eval`` magic, whose ``source`` may also be Datasets, dicts or a DataFrame: a flag
     added here works in both. Returns the results and agenteval's warnings, caught.
     """
-    from agenteval.core.retriever import load_datasets
+    from agenteval.core.retriever import load_datasets, streams
     from agenteval.core.selection import select
     from agenteval.metrics.agentic import Agentic
 
@@ -222,12 +221,19 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     cap = report_cap(args)
     if args.out is not None:
         check_out_dir(args.out)
-    loaded = load_for_run(args) if source is None else load_datasets(source)
-    datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit,
-                      names=SELECTION_FLAGS)
+    datasets: Any = None
+    if (source is None and len(args.data) == 1
+            and args.agent is None and args.task is None and args.limit is None
+            and streams(str(args.data[0]), input_format=args.input_format, scorer=args.scorer)):
+        data: Any = str(args.data[0])   # one JSONL file: Agentic.run reads it a block at a time
+    else:
+        loaded = load_for_run(args) if source is None else load_datasets(source)
+        data = datasets = select(loaded, agents=args.agent, tasks=args.task, limit=args.limit,
+                                 names=SELECTION_FLAGS)
+        del loaded
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        results = Agentic.run(datasets, judge, args.k, threshold=args.threshold,
+        results = Agentic.run(data, judge, args.k, threshold=args.threshold,
                               tool_threshold=args.tool_threshold, statistical_mode=mode,
                               strict=args.strict, outcome_threshold=args.outcome_threshold,
                               argument_matching=parse_argument_matching(args.argument_matching),
@@ -240,7 +246,19 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
         if args.out is not None:
             results.save(args.out, datasets=datasets, max_conversations=cap,
                          figures=tuple(getattr(args, "figures", None) or DEFAULT_FIGURES))
+    if datasets is None:   # read while judging: the loader's own warnings shown as it shows them
+        _show_loader_warnings(caught)
     return results, caught
+
+
+def _show_loader_warnings(caught: list[Any]) -> None:
+    seen = set()
+    where = os.path.join("agenteval", "core", "")
+    for w in caught:
+        text = str(w.message)
+        if where in str(w.filename) and not text.startswith("agenteval:") and text not in seen:
+            seen.add(text)
+            warnings.showwarning(w.message, w.category, w.filename, w.lineno)
 
 
 def report_cap(args: argparse.Namespace) -> int:
@@ -385,32 +403,16 @@ def record_provenance(results: Any, args: argparse.Namespace, *, command: str | 
 
 
 def judged_policy(results: Any, *, min_judged: float) -> int:
-    """Warn about unjudged interactions, grouped by kind; exit 1 below ``min_judged``.
+    """Warn about unjudged interactions, grouped by kind; exit 1 below ``min_judged``
+    (:func:`agenteval.results.failures.check_judged`, which the magic applies too)."""
+    from agenteval.results.failures import check_judged
 
-    A rate computed from the few interactions a failing judge did score is not the suite's rate,
-    so a heavily failed run must not look like a success to a script or CI job.
-    """
-    from agenteval.results.failures import group_failures, judged_share
-
-    judged, total = judged_share(results)
-    groups = group_failures(results)
-    if groups:
-        failed = sum(g.count for g in groups)
-        print(f"agenteval: warning: {failed} of {total} interactions ({failed / total:.1%}) could "
-              "not be judged and were left out of n and c; causes by kind:", file=sys.stderr)
-        for g in groups:
-            print(f"  {g.count} x {terminal(g.kind)}", file=sys.stderr)
-            if g.example != g.kind:
-                print(terminal(f"      e.g. (session {g.session_id}) {g.example}"), file=sys.stderr)
-    if judged == 0:
-        print("agenteval: error: no interaction could be judged", file=sys.stderr)
-        return 1
-    share = judged / total if total else 1.0
-    if share < min_judged:
-        print(f"agenteval: error: only {judged} of {total} interactions ({share:.1%}) were "
-              f"judged, below --min-judged {min_judged:g}, so the estimates above rest on part of "
-              "the data; fix the causes listed, or pass a lower --min-judged to accept the run",
-              file=sys.stderr)
+    check = check_judged(results, min_judged=min_judged)
+    lines = check.warning_lines()
+    if lines:
+        print(terminal("agenteval: warning: " + "\n".join(lines)), file=sys.stderr)
+    if check.failed:
+        print(terminal(f"agenteval: error: {check.error}"), file=sys.stderr)
         return 1
     return 0
 
@@ -434,7 +436,8 @@ def format_table(results: Any) -> str:
                       for r in df.itertuples()],
         "errors": df["judge_errors"],
     })
-    tools = [_mean_tool_score(r) for r in results]
+    tools = (results.tool_means() if hasattr(results, "tool_means")
+             else [_mean_tool_score(r) for r in results])
     if any(t is not None for t in tools):  # overall tool correctness, mean over its interactions
         view.insert(view.columns.get_loc("errors"), "tools",
                     ["-" if t is None else f"{t:.3f}" for t in tools])

@@ -124,13 +124,23 @@ def error_message(err: Mapping[str, Any]) -> tuple[str | None, str]:
     if kind == "missing":
         return field, "missing required field"
     if kind in _EXPECTED:
-        return field, f"expected {_EXPECTED[kind]}, got {short(err.get('input'))}"
+        message = f"expected {_EXPECTED[kind]}, got {short(err.get('input'))}"
+        return field, message + _quote_hint(kind, err.get("input"))
     msg = str(err.get("msg", "invalid value"))
     if msg.startswith("Value error, "):
         msg = msg[len("Value error, "):]
     elif "input" in err and kind not in {"value_error", "assertion_error"}:
         msg = f"{msg[:1].lower()}{msg[1:]}, got {short(err['input'])}"
     return field, msg
+
+
+def _quote_hint(kind: str, value: Any) -> str:
+    """A number or boolean where text belongs is almost always an unquoted answer (``4``)."""
+    if kind != "string_type" or not isinstance(value, (bool, int, float)):
+        return ""
+    if isinstance(value, bool):  # YAML's yes/no/on/off read as booleans too: the text is lost
+        return ": quote the value to make it text (unquoted true, false, yes, no are booleans)"
+    return f": quote it to make it text, \"{value}\""
 
 
 def validation_to_data_error(exc: ValidationError, where: Where, *, prefix: str = "") -> DataError:

@@ -9,7 +9,7 @@ user's retriever class works unchanged. Every loader turns bad input into one
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +150,16 @@ _BATCH_COLUMNS = ("qa_id", "query", "assistant", "ground_truth_assistant", "obse
 _JSON_COLUMNS = ("agentic", "ground_truth_agentic", "logprobs")
 
 
+_NESTED_HINT = (
+    "a column 'conversation' holds whole conversations (one row per conversation, as "
+    "pd.read_json(path, lines=True) gives), but a DataFrame needs one row per interaction with "
+    "columns session_id, assistant_id, qa_id, query, assistant (optional: task_id, "
+    "ground_truth_assistant, agentic, ...); pass df.to_dict('records') instead, or reshape: "
+    "long = df.explode('conversation', ignore_index=True); "
+    "long = long.drop(columns='conversation').join(pd.DataFrame(long['conversation'].tolist()))")
+"""The error for the obvious first try, ``pd.read_json("data/agentic_demo.jsonl", lines=True)``."""
+
+
 class DataFrameRetriever(Retriever):
     """A DataFrame with one ROW per interaction, grouped into conversations by ``session_id``.
 
@@ -169,6 +179,8 @@ class DataFrameRetriever(Retriever):
         source = "DataFrame"
         columns = [str(c) for c in df.columns]
         unknown = [c for c in columns if c not in _SESSION_COLUMNS + _BATCH_COLUMNS]
+        if "conversation" in unknown:
+            raise DataError(_NESTED_HINT, source=source, field="conversation")
         if unknown:
             raise DataError(f"unknown column {unknown[0]!r}; allowed columns: "
                             f"{', '.join(_SESSION_COLUMNS + _BATCH_COLUMNS)}", source=source,
@@ -365,3 +377,68 @@ def load_datasets(source: Any, *, input_format: str | None = None, scorer: str |
                           "pandas DataFrame, a Retriever subclass or instance; got "
                           f"{type(source).__name__}")
     return _check_unique(located)
+
+
+# --------------------------------------------------------------------------- streaming
+
+
+def streams(source: Any, *, input_format: str | None = None, scorer: str | None = None,
+            **kwargs: Any) -> bool:
+    """True when ``source`` is one JSONL file of conversations that :func:`iter_dataset_blocks`
+    reads a block at a time (what ``load_datasets`` reads, without holding it all)."""
+    if kwargs or scorer is not None or not isinstance(source, (str, Path)):
+        return False
+    if check_input_format(input_format) not in ("auto", "agenteval"):
+        return False
+    path = Path(source)
+    return path.suffix.lower() in _JSONL_SUFFIXES and path.is_file()
+
+
+def _stream_lines(path: Path) -> Iterator[tuple[str, int]]:
+    """``core.base.jsonl_lines`` of a file read line by line: the same lines, numbers and
+    errors (an undecodable or missing file is read whole by ``read_text`` for its message)."""
+    from agenteval.core.base import read_text
+
+    if not path.is_file():
+        read_text(path)  # raises the loader's error
+    number, found = 0, False
+    with open(path, "rb") as fh:
+        for index, raw in enumerate(fh):
+            try:
+                text = raw.decode("utf-8-sig" if index == 0 else "utf-8")
+            except UnicodeDecodeError:
+                read_text(path)  # names the line and column
+                raise
+            for line in text.splitlines() or [""]:
+                number += 1
+                if line.strip():
+                    found = True
+                    yield line, number
+    if not found:
+        raise DataError("no conversations found: the file is empty", source=str(path))
+
+
+def iter_dataset_blocks(path: str | Path, *, block: int = 10_000) -> Iterator[list[Dataset]]:
+    """The conversations of a JSONL file, ``block`` at a time, validated as ``load_datasets``
+    validates them (the same errors, a repeated ``session_id`` included): a suite of any size
+    is read with one block in memory."""
+    path = Path(path)
+    source = str(path)
+    seen: dict[str, int] = {}
+    out: list[Dataset] = []
+    for line, number in _stream_lines(path):
+        where = _Where(source, number)
+        dataset = _dataset_from_json(line)
+        if dataset is None:
+            dataset = _validate(_parse_line(line, number, path), where)
+        first = seen.get(dataset.session_id)
+        if first is not None:
+            raise where.error(f"duplicate session_id {dataset.session_id!r} (first seen at "
+                              f"{_Where(source, first).describe()})", "session_id")
+        seen[dataset.session_id] = number
+        out.append(dataset)
+        if len(out) >= block:
+            yield out
+            out = []
+    if out:
+        yield out

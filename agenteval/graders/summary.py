@@ -12,12 +12,17 @@ import html
 from dataclasses import dataclass, field
 from typing import Any
 
+from agenteval._util.sanitize import terminal
+
 __all__ = ["GraderSummary", "grader_summary", "graders_dataframe", "checks_dataframe",
            "drilldown_html", "summary_html"]
 
 
 def _results(results: Any) -> list[tuple[Any, int, Any, Any]]:
     """(conversation, index, interaction, grader result) for every grader result."""
+    columns = getattr(results, "columns", None)   # AgenticResults know when none has graders
+    if columns is not None and columns.held is None and columns.inter.get("graders") is None:
+        return []
     return [(m, i, r, g) for m in results for i, r in enumerate(m.interactions)
             for g in (r.graders or ())]
 
@@ -173,11 +178,13 @@ def grader_summary(results: Any, *, max_checks: int = 20) -> GraderSummary:
 
 def drilldown_html(interaction: Any) -> str:
     """The report's drill-down of one interaction's graders: each result and its checks ('' when
-    it has none). Every text is escaped."""
+    it has none). Every text is escaped, control and bidi characters shown as escapes."""
     graders = getattr(interaction, "graders", None)
     if not graders:
         return ""
-    esc = html.escape
+
+    def esc(text: Any) -> str:
+        return html.escape(terminal(text))
     parts = ['<div class="graders"><b>graders</b><ul>']
     for g in graders:
         if g.error is not None:
@@ -198,11 +205,13 @@ def drilldown_html(interaction: Any) -> str:
 
 def summary_html(results: Any) -> str:
     """The report's section of the run's graders ('' when it had none): one row per grader,
-    then its checks. Every text is escaped."""
+    then its checks. Every text is escaped, control and bidi characters shown as escapes."""
     summary = grader_summary(results)
     if not summary.graders:
         return ""
-    esc = html.escape
+
+    def esc(text: Any) -> str:
+        return html.escape(terminal(text))
 
     def num(x: float) -> str:
         return "-" if x != x else f"{x:.3f}"

@@ -17,7 +17,8 @@ tool use must still be correct). Every result says where it came from (``source`
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -25,9 +26,10 @@ import numpy as np
 
 from agenteval._util.gc import collector_paused, existing_objects_frozen
 from agenteval.core.inspect_logs import check_complete
-from agenteval.core.retriever import load_datasets
+from agenteval.core.retriever import iter_dataset_blocks, load_datasets, streams
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
 from agenteval.judge.base import AnswerItem, Judge, JudgeFailure, UtilizationItem, Verdict
+from agenteval.judge.offline import OfflineJudge
 from agenteval.judge.resolve import resolve_judge
 from agenteval.metrics.arguments import check_argument_matching
 from agenteval.metrics.evidence import MAX_RESULT_CHARS
@@ -35,7 +37,6 @@ from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.schemas.common import Batch, Dataset
 from agenteval.schemas.results import (
-    AgenticMetric,
     InteractionResult,
     ToolCorrectnessScore,
     trusted,
@@ -183,35 +184,49 @@ class Agentic:
             from agenteval.core.labels import as_labels
 
             given_labels = as_labels(labels)
-        with collector_paused():  # loading makes no cycles (agenteval._util.gc)
-            datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
-                                     **retriever_kwargs)
-        if strict:  # an incomplete Inspect log is an error, not a warning (issue 18.5)
-            check_complete(datasets)
-        judge = resolve_judge(
-            model,
-            use_structured_output=use_structured_output,
-            bos_json_clause=bos_json_clause,
-            eos_json_clause=eos_json_clause,
-        )
-        own_graders = None
-        if graders or rubric is not None or grader_outcome is not None or any(
-                ds.rubric or any(b.rubric for b in ds.conversation) for ds in datasets):
-            from agenteval.graders.run import resolve_graders
-
-            own_graders = resolve_graders(
-                graders, rubric=rubric, rubric_scale=rubric_scale, outcome=grader_outcome,
-                data_has_rubric=any(ds.rubric or any(b.rubric for b in ds.conversation)
-                                    for ds in datasets))
         settings = RunSettings(
             k=k, threshold=threshold, tool_threshold=tool_threshold, tool_weights=weights,
             mode=mode, outcome_threshold=outcome_threshold, argument_matching=matching,
         )
-        results = evaluate(datasets, judge, settings, strict=strict,
-                           include_history=include_history, verbose=verbose,
-                           progress=progress, graders=own_graders,
-                           grader_concurrency=grader_concurrency)
-        attach_labels(results, datasets, given_labels)
+        results = own_graders = None
+        if ((model is None or isinstance(model, OfflineJudge)) and not graders
+                and rubric is None and grader_outcome is None
+                and streams(retriever, input_format=input_format, scorer=scorer,
+                            **retriever_kwargs)):
+            # one JSONL file, the offline judge: read, judged and scored a block at a time
+            judge = resolve_judge(model, use_structured_output=use_structured_output,
+                                  bos_json_clause=bos_json_clause,
+                                  eos_json_clause=eos_json_clause)
+            results = _streamed(retriever, judge, settings, strict=strict,
+                                include_history=include_history, verbose=verbose,
+                                progress=progress)
+            if results is not None:
+                attach_labels(results, (), given_labels)
+        if results is None:
+            with collector_paused():  # loading makes no cycles (agenteval._util.gc)
+                datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
+                                         **retriever_kwargs)
+            if strict:  # an incomplete Inspect log is an error, not a warning (issue 18.5)
+                check_complete(datasets)
+            judge = resolve_judge(
+                model,
+                use_structured_output=use_structured_output,
+                bos_json_clause=bos_json_clause,
+                eos_json_clause=eos_json_clause,
+            )
+            if graders or rubric is not None or grader_outcome is not None or any(
+                    ds.rubric or any(b.rubric for b in ds.conversation) for ds in datasets):
+                from agenteval.graders.run import resolve_graders
+
+                own_graders = resolve_graders(
+                    graders, rubric=rubric, rubric_scale=rubric_scale, outcome=grader_outcome,
+                    data_has_rubric=any(ds.rubric or any(b.rubric for b in ds.conversation)
+                                        for ds in datasets))
+            results = evaluate(datasets, judge, settings, strict=strict,
+                               include_history=include_history, verbose=verbose,
+                               progress=progress, graders=own_graders,
+                               grader_concurrency=grader_concurrency)
+            attach_labels(results, datasets, given_labels)
         from agenteval.results.manifest import describe_call  # the results' manifest
 
         results.provenance.update(describe_call(retriever, model, k, threshold=threshold,
@@ -222,6 +237,35 @@ class Agentic:
 
             results.provenance["graders"] = describe_graders(own_graders)
         return results
+
+
+class _NeedsWhole(Exception):
+    """A block of a streamed file holds what needs the whole suite at once (rubrics, labels)."""
+
+
+def _streamed(path: Any, judge: Judge, settings: RunSettings, *, strict: bool,
+              include_history: bool, verbose: bool, progress: bool | None
+              ) -> AgenticResults | None:
+    """The run over a JSONL file read a block at a time (``core.retriever.iter_dataset_blocks``);
+    None when the data has rubrics or labels (the caller then loads it whole)."""
+    from agenteval.core.labels import labels_from_datasets
+
+    def blocks() -> Iterable[Sequence[Dataset]]:
+        for block in iter_dataset_blocks(path, block=BLOCK):
+            if any(ds.rubric or any(b.rubric for b in ds.conversation) for ds in block) or len(
+                    labels_from_datasets(block)):
+                raise _NeedsWhole
+            if strict:
+                check_complete(block)
+            yield block
+
+    try:
+        with existing_objects_frozen():
+            return _evaluate(blocks(), judge, settings, strict=strict,
+                             include_history=include_history, verbose=verbose,
+                             progress=progress, blocks=True)
+    except _NeedsWhole:
+        return None
 
 
 def attach_labels(results: AgenticResults, datasets: Sequence[Dataset], labels: Any) -> None:
@@ -256,8 +300,20 @@ def evaluate(
                          graders=graders, grader_concurrency=grader_concurrency)
 
 
+BLOCK = 10_000
+"""Conversations judged and scored at a time by the offline judge (no graders): what a run
+holds beside its results is one block's objects, whatever the suite's size. LLM judges and
+graders see the whole suite in one batch (their concurrency, budgets and fail-fast span it)."""
+
+
+def _blocks(datasets: Sequence[Dataset], judge: Judge, graders: Any) -> list[Sequence[Dataset]]:
+    if graders or not isinstance(judge, OfflineJudge) or len(datasets) <= BLOCK:
+        return [datasets]
+    return [datasets[i:i + BLOCK] for i in range(0, len(datasets), BLOCK)]
+
+
 def _evaluate(
-    datasets: Sequence[Dataset],
+    datasets: Sequence[Dataset] | Iterable[Sequence[Dataset]],
     judge: Judge,
     settings: RunSettings,
     *,
@@ -267,15 +323,69 @@ def _evaluate(
     progress: bool | None = None,
     graders: Sequence[Any] | None = None,
     grader_concurrency: int = 4,
+    blocks: bool = False,
 ) -> AgenticResults:
+    """``blocks``: ``datasets`` is an iterable of blocks of conversations (read one at a time)."""
     from agenteval.results.agentic import AgenticResults, without_data  # what run() returns
+    from agenteval.results.columns import Columns
 
     include_history = include_history or bool(getattr(judge, "include_history", False))
-    slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
-             for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]
     if progress is not None and hasattr(judge, "progress"):
         judge.progress = progress  # one switch for every phase's bar
+    if progress is not None and hasattr(settings.mode, "progress"):
+        settings.mode.progress = progress  # the MCMC fits' bars too
     run = judge.start_run()
+    parts, ns, cs, groups = [], [], [], []
+    total = known = 0
+    for block in (datasets if blocks else _blocks(datasets, judge, graders)):  # type: ignore[arg-type]
+        part, n_b, c_b, total_b, known_b = _evaluate_block(
+            block, judge, settings, strict=strict, include_history=include_history,
+            progress=progress, graders=graders, grader_concurrency=grader_concurrency)
+        parts.append(part)
+        ns.append(n_b)
+        cs.append(c_b)
+        groups.extend(ds.assistant_id for ds in block)
+        total += total_b
+        known += known_b
+    n = np.concatenate(ns).astype(np.int64)
+    c = np.concatenate(cs).astype(np.int64)
+    est = without_data(settings.mode.estimate_units(n, c, settings.k, groups=groups), n)
+    # Interactions and judgments are different units: keep both, named (issue 9).
+    run.details["interactions"] = {"total": total, "judged": known, "not_judged": total - known}
+    with np.errstate(invalid="ignore", divide="ignore"):
+        unbiased_at = pass_at_k_unbiased(n, c, settings.k)
+        unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
+    columns = Columns.concat(parts)
+    for key, values in (
+            ("pass_at_k", est.pass_at_k), ("pass_at_k_ci_low", est.pass_at_k_low),
+            ("pass_at_k_ci_high", est.pass_at_k_high), ("pass_pow_k", est.pass_pow_k),
+            ("pass_pow_k_ci_low", est.pass_pow_k_low), ("pass_pow_k_ci_high", est.pass_pow_k_high),
+            ("pass_at_k_unbiased", unbiased_at), ("pass_pow_k_unbiased", unbiased_pow)):
+        columns.conv[key] = (np.asarray(values, dtype=float).reshape(n.size).copy(), None)
+    results = AgenticResults(settings=settings, judge_run=run, method=est.method,
+                             columns=columns)
+    if verbose:
+        print(results.summary().to_text())
+    return results
+
+
+def _evaluate_block(
+    datasets: Sequence[Dataset],
+    judge: Judge,
+    settings: RunSettings,
+    *,
+    strict: bool,
+    include_history: bool,
+    progress: bool | None,
+    graders: Sequence[Any] | None,
+    grader_concurrency: int,
+) -> tuple[Any, np.ndarray, np.ndarray, int, int]:
+    """One block of conversations judged and scored: its columns (without the estimates, which
+    need the whole suite), n, c, interactions and judged interactions."""
+    from agenteval.results.columns import Columns
+
+    slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
+             for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]
     own: list[Any] = [None] * len(slots)  # per interaction: its graders' results
     graded: list[Any] = [None] * len(slots)
     if graders:
@@ -306,58 +416,30 @@ def _evaluate(
 
     whole = [ds.outcome is not None for ds in datasets]
     n = np.array([1 if w else sum(r.is_correct is not None for r in rs)
-                  for w, rs in zip(whole, per_conversation)])
+                  for w, rs in zip(whole, per_conversation)], dtype=np.int64)
     c = np.array([int(outcome_success(ds.outcome, threshold=settings.outcome_threshold))
                   if ds.outcome is not None else sum(r.is_correct is True for r in rs)
-                  for ds, rs in zip(datasets, per_conversation)])
-    est = without_data(settings.mode.estimate_units(
-        n, c, settings.k, groups=[ds.assistant_id for ds in datasets]), n)
-    # Interactions and judgments are different units: keep both, named (issue 9).
+                  for ds, rs in zip(datasets, per_conversation)], dtype=np.int64)
     known = sum(r.is_correct is not None for rs in per_conversation for r in rs)
-    run.details["interactions"] = {"total": len(slots), "judged": known,
-                                   "not_judged": len(slots) - known}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        unbiased_at = pass_at_k_unbiased(n, c, settings.k)
-        unbiased_pow = pass_pow_k_unbiased(n, c, settings.k)
-
-    # Python numbers once per column (``tolist``), not one numpy scalar per conversation.
-    columns = zip(n.astype(int).tolist(), c.astype(int).tolist(), *(
-        np.asarray(a, dtype=float).tolist() for a in (
-            est.pass_at_k, est.pass_at_k_low, est.pass_at_k_high, est.pass_pow_k,
-            est.pass_pow_k_low, est.pass_pow_k_high, unbiased_at, unbiased_pow)))
-    metrics = []
-    for ds, rs, w, (n_i, c_i, at, at_lo, at_hi, pw, pw_lo, pw_hi, u_at, u_pw) in zip(
-            datasets, per_conversation, whole, columns):
-        metrics.append(trusted(  # computed here: no re-validation (schemas.results.trusted)
-            AgenticMetric,
-            session_id=ds.session_id,
-            assistant_id=ds.assistant_id,
-            task_id=ds.task_id,
-            attempt=ds.attempt,
-            source=_source(rs, w),
-            total_interactions=n_i,
-            correct_interactions=c_i,
-            is_fully_correct=bool(c_i) if w else _fully_correct(rs),
-            threshold=settings.threshold,
-            correctness_scores=[r.score for r in rs],
-            correct_indices=[j for j, r in enumerate(rs) if r.is_correct],
-            tool_correctness_scores=[r.tool_correctness for r in rs],
-            k=settings.k,
-            pass_at_k=at,
-            pass_at_k_ci_low=at_lo,
-            pass_at_k_ci_high=at_hi,
-            pass_pow_k=pw,
-            pass_pow_k_ci_low=pw_lo,
-            pass_pow_k_ci_high=pw_hi,
-            pass_at_k_unbiased=u_at,
-            pass_pow_k_unbiased=u_pw,
-            judge_errors=0 if w else sum(r.is_correct is None for r in rs),
-            interactions=rs,
-        ))
-    results = AgenticResults(metrics, settings=settings, judge_run=run, method=est.method)
-    if verbose:
-        print(results.summary().to_text())
-    return results
+    size = len(datasets)
+    nan = [math.nan] * size   # the estimates: filled in for the whole suite (_evaluate)
+    conversations: dict[str, Any] = {
+        "session_id": [ds.session_id for ds in datasets],
+        "assistant_id": [ds.assistant_id for ds in datasets],
+        "task_id": [ds.task_id for ds in datasets],
+        "attempt": [ds.attempt for ds in datasets],
+        "source": [_source(rs, w) for rs, w in zip(per_conversation, whole)],
+        "total_interactions": n, "correct_interactions": c,
+        "is_fully_correct": [bool(c_i) if w else _fully_correct(rs)
+                             for rs, w, c_i in zip(per_conversation, whole, c.tolist())],
+        "threshold": np.full(size, settings.threshold), "k": np.full(size, settings.k),
+        "judge_errors": [0 if w else sum(r.is_correct is None for r in rs)
+                         for rs, w in zip(per_conversation, whole)],
+        **{key: nan for key in ("pass_at_k", "pass_at_k_ci_low", "pass_at_k_ci_high",
+                                "pass_pow_k", "pass_pow_k_ci_low", "pass_pow_k_ci_high",
+                                "pass_at_k_unbiased", "pass_pow_k_unbiased")},
+    }
+    return Columns.build(conversations, per_conversation), n, c, len(slots), known
 
 
 _PROGRESS_CHUNK = 512

@@ -196,8 +196,9 @@ class ContextualPrecision:
             statistical_mode: FrequentistMode() (default, Student-t over cases) or
                 BayesianMode() (Bayesian bootstrap over cases), or their names.
             strict: raise JudgeError at the first failed verdict instead of reporting it.
-            use_structured_output, bos_json_clause, eos_json_clause: for a model name or client,
-                as in ``Agentic.run`` (plain-text mode parses the JSON between the clauses).
+            use_structured_output: for a model name or client, as in ``Agentic.run``.
+            bos_json_clause: where the plain-text mode's JSON starts (as in ``Agentic.run``).
+            eos_json_clause: where it ends.
         """
         _check_flags(flatten=flatten, strict=strict)
         cases = load_rag_cases(data)

@@ -79,7 +79,17 @@ def _draws(results: Any, idata: Any) -> _Draws:
     post = _arviz.group(idata, "posterior")
     coords = {c: [str(x) for x in post[c].values] for c in ("agent", "task", "conversation")
               if c in post.coords}
-    return _Draws(arrays("posterior"), coords, arrays("observed_data"), arrays("constant_data"))
+    posterior, observed = arrays("posterior"), arrays("observed_data")
+    constant = arrays("constant_data")
+    if "p_task" in post and "task_id" in post["p_task"].dims:   # ArviZ layout: (agent, task_id)
+        obs = _arviz.group(idata, "observed_data")              # back to one column per task
+        agents, ids = list(post["agent"].values), list(post["task_id"].values)
+        ai = [agents.index(a) for a in obs["agent"].values]
+        ti = [ids.index(t) for t in obs["task_id"].values]
+        posterior["p_task"] = posterior["p_task"][:, :, ai, ti]
+        coords["task"] = [str(x) for x in obs["task"].values]
+        observed = {**observed, "n_task": constant.get("n_task")}
+    return _Draws(posterior, coords, observed, constant)
 
 
 def _density(draws: np.ndarray, grid: np.ndarray = _GRID, *, reflect: bool = True) -> np.ndarray:

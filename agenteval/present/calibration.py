@@ -64,12 +64,25 @@ def calibration_html(results: Any) -> str:
     notes = list(dict.fromkeys([*cal.notes, *(r.note for r in cal.corrected if r.note)]))
     parts += [f'<p class="note"><b>note:</b> {_e(n)}</p>' for n in notes]
     if cal.comparisons:
-        parts += ["<h3>Judge-corrected comparisons (a - b)</h3>",
-                  _table(["a", "b", "quantity", "difference", "P(a > b)", "p-value"],
-                         [[c.a, c.b, c.quantity, _iv(c.difference, c.low, c.high),
-                           "" if not math.isfinite(c.p_greater) else f"{c.p_greater:.3f}",
-                           "" if not math.isfinite(c.p_value) else f"{c.p_value:.3f}"]
+        parts += ["<h3>Judge-corrected comparisons (A - B)</h3>",
+                  "<p>The summary's comparisons and ranking are these: every conversation's "
+                  "true outcome is drawn from its corrected probability per draw of the "
+                  "correction, with one sensitivity/specificity for both agents.</p>",
+                  _table(["A", "B", "method", "quantity", "scope", "A - B", "P(A > B)",
+                          "p-value (adjusted)"],
+                         [[c.agent_a, c.agent_b, c.method, c.quantity, c.scope,
+                           _iv(c.difference, c.difference_low, c.difference_high),
+                           "" if not math.isfinite(c.prob_a_better) else f"{c.prob_a_better:.3f}",
+                           "" if not math.isfinite(c.p_value)
+                           else f"{c.p_value:.3f} ({c.p_adjusted:.3f})"]
                           for c in cal.comparisons])]
+        if cal.ranking:
+            parts.append("<p>Ranking on judge-corrected success:</p>")
+            parts.append(_table(["agent", "corrected success", "P(best)", "expected rank"],
+                                [[r.agent, f"{r.mean:.3f}", f"{r.prob_best:.3f}",
+                                  f"{r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]"]
+                                 for r in sorted(cal.ranking, key=lambda r: r.expected_rank)]))
+    parts += [f'<p class="note"><b>note:</b> {_e(n)}</p>' for n in cal.comparison_notes]
     if cal.disagreements:
         shown = cal.disagreements[:MAX_DISAGREEMENTS]
         parts += [f"<details><summary>{len(cal.disagreements)} labelled interactions where the "

@@ -14,14 +14,14 @@ import html
 import io
 import json
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from agenteval._util.sanitize import terminal
 from agenteval.graders.summary import summary_html as graders_html
+from agenteval.present.text import format_probability
 
-__all__ = ["results_html", "summary_html", "posterior_png"]
+__all__ = ["failure_html", "results_html", "summary_html", "posterior_png"]
 
 MAX_ROWS = 200
 """Per-conversation rows rendered in the page; the DataFrame has them all."""
@@ -41,6 +41,8 @@ _CSS = """<style>
 .agenteval .summary-box {display: flex; flex-wrap: wrap; gap: 1.5em; align-items: flex-start;}
 .agenteval details > summary {cursor: pointer; font-weight: 600; margin: 0.4em 0;}
 .agenteval .bad {color: #D55E00; font-weight: 600;}
+.agenteval .failed {border: 2px solid #D55E00; border-radius: 4px; padding: 0.2em 0.8em;
+                   margin: 0.4em 0; background: #FDF0E9;}
 </style>"""
 
 
@@ -51,7 +53,7 @@ def _missing(x: Any) -> bool:
     return x is None or (isinstance(x, float) and math.isnan(x))
 
 
-def _num(x: Any, name: str = "") -> str:
+def _num(x: Any, name: str = "", *, exact: bool = False) -> str:
     if _missing(x):
         return "n/a"
     if isinstance(x, bool):
@@ -59,10 +61,8 @@ def _num(x: Any, name: str = "") -> str:
     if isinstance(x, int):
         return str(x)
     if isinstance(x, float):
-        if x in (0.0, 1.0) and any(w in name for w in _PROB_WORDS):
-            return f"{x:.0f}"
-        if any(w in name for w in _PROB_WORDS) and (x < 0.001 or x > 0.999):
-            return f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
+        if any(w in name for w in _PROB_WORDS):  # the CLI's format (present.text)
+            return format_probability(x, exact=exact)
         return f"{x:.3f}"
     if isinstance(x, (list, tuple, dict)):
         text = json.dumps(x, default=str)
@@ -123,7 +123,10 @@ def _cell(name: str, sources: tuple[str, ...], record: Mapping[str, Any]) -> tup
         value, se = values
         return (_num(value) if _missing(se) else f"{_num(value)} ± {_num(se)}"), False
     value = values[0]
-    return _num(value, name), isinstance(value, str) or value is None and name.endswith("id")
+    exact = (name == "prob_a_better" and record.get("scope") == "conversations"  # is_exact
+             and record.get("basis", "") != "judge-corrected")
+    return (_num(value, name, exact=exact),
+            isinstance(value, str) or value is None and name.endswith("id"))
 
 
 def records_table(records: Sequence[Mapping[str, Any]], *, k: int | None = None,
@@ -272,7 +275,8 @@ def _summary_body(summary: Any, figure: str = "") -> str:
     rows = summary.rows
     from agenteval.present.text import interval_kind as _interval_kind
 
-    parts = [f'<p class="note">method: {_esc(summary.method)}; [low, high] = '
+    parts = [f'<p class="note">method of p (pass@k / pass^k by task: the tasks fit '
+             f'below): {_esc(summary.method)}; [low, high] = '
              f'{_esc(_interval_kind(summary.method))}</p>']
     details = ""
     if rows:
@@ -297,7 +301,10 @@ def _summary_body(summary: Any, figure: str = "") -> str:
     body = f'<div class="summary-box"><div>{"".join(parts)}</div>{figure}</div>{details}'
     if summary.comparisons:
         table, notes = _table_of(summary.comparisons, k)
-        body += ("<p><b>Agent comparisons</b> (A - B)</p>" + table
+        corrected = getattr(summary.comparisons[0], "basis", "") == "judge-corrected"
+        body += ("<p><b>Agent comparisons</b> (A - B"
+                 + ("; judge-corrected: on outcomes corrected for the judge's errors with the "
+                    "human labels" if corrected else "") + ")</p>" + table
                  + _notes([*notes, getattr(summary, "comparison_method", "")]))
     return body + _extra_fields(summary) + _judge_line(summary.judge)
 
@@ -311,17 +318,34 @@ def summary_html(summary: Any) -> str:
 # --------------------------------------------------------------------------- results
 
 
-def _error_causes(results: Any, top: int = 5) -> str:
-    causes: Counter[str] = Counter(r.judge_error for m in results for r in m.interactions
-                                   if r.judge_error)
-    if not causes:
+def _error_causes(results: Any, check: Any = None) -> str:
+    """The unjudged interactions grouped by kind, as the CLI prints them
+    (:func:`agenteval.results.failures.check_judged`); with a failed ``check``, a red panel
+    that says why the run is not to be trusted."""
+    from agenteval.results.failures import check_judged
+
+    check = check if check is not None else check_judged(results, min_judged=0.0)
+    if not check.groups and not check.failed:
         return '<p class="note">judge errors: none (every interaction was judged)</p>'
-    total = sum(causes.values())
-    items = "".join(f"<li>{count} &times; {_esc(cause[:300])}</li>"
-                    for cause, count in causes.most_common(top))
-    more = f" ({len(causes) - top} other causes)" if len(causes) > top else ""
-    return (f'<p><span class="bad">{total} interaction(s) could not be judged</span>: kept out of '
-            f"n and c, never scored 0. Most frequent causes{more}:</p><ul>{items}</ul>")
+    failed = sum(g.count for g in check.groups)
+    items = "".join(
+        f"<li>{g.count} &times; {_esc(g.kind[:300])}"
+        + (f'<br><span class="note">e.g. (session {_esc(g.session_id)}) {_esc(g.example[:300])}'
+           "</span>" if g.example != g.kind else "") + "</li>"
+        for g in check.groups)
+    text = "" if not failed else (
+        f'<p><span class="bad">{failed} interaction(s) could not be judged</span> (of '
+        f"{check.total}, {failed / max(check.total, 1):.1%}): kept out of n and c, never scored "
+        f"0. Causes by kind:</p><ul>{items}</ul>")
+    if not check.failed:
+        return text
+    return (f'<div class="failed"><p><b>agenteval: error:</b> {_esc(check.error)}</p>'
+            f"{text}</div>")
+
+
+def failure_html(check: Any) -> str:
+    """The red panel of a run that failed ``check`` (a ``JudgedCheck``), on its own."""
+    return f'{_CSS}<div class="agenteval">{_error_causes(None, check)}</div>'
 
 
 def _conversations(results: Any) -> str:

@@ -97,15 +97,9 @@ def _rows_html(header: list[str], rows: list[list[Any]]) -> str:
 
 
 def report_html(results: RagResults) -> str:
-    """``METRIC_report.html``: one self-contained page (inline CSS, no network) with the
-    summary, the table of cases, then every case with its verdicts, as the notebook shows them."""
-    from agenteval.present.report import page_head
+    """``METRIC_report.html``: one self-contained page (inline CSS and script, no network):
+    the summary, a sortable, filterable list of the cases, and each case opened with its
+    nodes' or statements' verdicts (``agenteval.present.report_rag``)."""
+    from agenteval.present.report_rag import rag_report_html
 
-    title = f"agenteval {results.metric}: {len(results)} cases"
-    case_html = (precision_case_html if results.metric == "contextual_precision"
-                 else recall_case_html)
-    cases = "".join(f"<details><summary>{html.escape(str(c.case_id))}</summary>"
-                    f"{case_html(c)}</details>" for c in results)
-    return (f"{page_head(title)}<body><main><h1>{html.escape(title)}</h1>"
-            f"<pre>{html.escape(summary_text(results.summary()))}</pre>"
-            f"{results_html(results)}<h2>Cases</h2>{cases}</main></body></html>\n")
+    return rag_report_html(results, summary_text=summary_text(results.summary()))

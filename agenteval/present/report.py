@@ -1,19 +1,28 @@
-"""A self-contained HTML report of one run: summary first, then the conversations, drill-down.
+"""A self-contained HTML report of one run, a viewer to triage failures with.
 
-One file, no network: CSS and the little JavaScript (a filter box) are inline, figures are
-embedded as data URIs, and the drill-down is plain ``<details>`` elements, so the page works from
-a mail attachment or an air-gapped machine. Tables are built from the result models' fields and
-their descriptions (shown on hover and in a legend), so new summary fields appear without
-changes here.
+In order: the suite summary (every summary field, with what each is), the judge and its
+errors, the run's graders and calibration, a task x attempt grid per agent (cells coloured by
+each conversation's own outcome), a sortable, filterable list of every conversation, and the
+opened conversation: its transcript in order (user, tool calls with arguments and outputs,
+assistant), the verdict and reason per interaction, the expected against the called tools, and
+the harness's own grade where the data came from one (``agenteval.present.report_transcript``).
+``report.html#session=ID`` opens conversation ID when the page loads: a permalink for a paper's
+appendix or an issue tracker.
 
-A large run keeps its report usable: the summary tables are always complete, but the
-drill-down holds at most ``max_conversations`` conversations (``DEFAULT_MAX_CONVERSATIONS``;
-None = all), chosen by ``drill_down_order``: first those not fully correct or with judge errors,
-lowest share of correct interactions first, then lowest mean score; the room left goes to a
-deterministic sample of the fully correct ones (ordered by a hash of their session id, so the
-same run always shows the same ones). They are shown in the run's order, under a note that says
-how many are shown and where every conversation is (conversations.csv, interactions.csv,
-results.json beside the report, as ``agenteval run --out`` writes them).
+One file, no network: CSS, the one script and figures (data URIs) are inline, and a
+Content-Security-Policy forbids every fetch and every other script
+(``agenteval.present.report_viewer``), so the page works from a mail attachment or an
+air-gapped machine and no text from the data can run. Tables are built from the result models'
+fields and their descriptions, so new summary fields appear without changes here.
+
+A large run keeps its report usable: the summary, the grid and the list always cover every
+conversation, but the drill-down (the transcripts) holds at most ``max_conversations``
+conversations (``DEFAULT_MAX_CONVERSATIONS``; None = all), chosen by ``drill_down_order``:
+first those not fully correct or with judge errors, lowest share of correct interactions first,
+then lowest mean score; the room left goes to a deterministic sample of the fully correct ones
+(ordered by a hash of their session id, so the same run always shows the same ones). A note
+says how many are drilled down and where every conversation is (conversations.csv,
+interactions.csv, results.json beside the report, as ``agenteval run --out`` writes them).
 
     >>> from agenteval.present.report import write_report
     >>> write_report(results, "out/report.html", datasets=datasets)   # doctest: +SKIP
@@ -23,28 +32,31 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import html
 import json
-import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agenteval._util.files import write_atomic
-from agenteval._util.sanitize import terminal
-from agenteval.graders.summary import drilldown_html, summary_html
+from agenteval.graders.summary import summary_html
 from agenteval.present.calibration import calibration_html
+from agenteval.present.report_index import conversation_index
+from agenteval.present.report_parts import esc, fmt
+from agenteval.present.report_transcript import OUTCOMES, conversation_html
+from agenteval.present.report_viewer import (VIEWER_CSS, csp_meta, data_block, list_section,
+                                             script_block, view_section)
+from agenteval.present.text import format_probability, is_exact
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import AgenticResults
-    from agenteval.schemas.common import Batch, Dataset
+    from agenteval.schemas.common import Dataset
 
 __all__ = ["DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order",
            "find_figures", "page_head", "render_report", "write_report"]
 
 DEFAULT_MAX_CONVERSATIONS = 500
-"""Conversations drilled down in a report by default: about 1.5-4 MB of HTML, which a browser
-opens and filters at once (every conversation at 10,000 is 30-80 MB)."""
+"""Conversations drilled down (transcripts) in a report by default; the grid and the list hold
+every conversation whatever the cap (about 70 bytes each: 0.7 MB at 10,000)."""
 
 _FULL_LISTS = ("conversations.csv", "interactions.csv", "results.json")
 """Files ``agenteval run --out`` writes beside the report with every conversation."""
@@ -124,9 +136,17 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
     summary = results.summary()
     by_session = {d.session_id: d for d in datasets} if datasets is not None else {}
     manifest = dict(getattr(results, "provenance", {}))
+    grid, listing, view, data = _conversations(results, by_session, max_conversations, full_lists)
+    script, source = script_block()
+    figure_html = [_figure(Path(f)) for f in figures]
+    nav = [("summary", "Summary"), ("tasks", "Tasks × attempts"), ("conversations", "Conversations"),
+           ("conversation", "Opened"), *([("figures", "Figures")] if figure_html else []),
+           *([("manifest", "Manifest")] if manifest else [])]
     parts = [
-        page_head(f"agenteval report: {len(results)} conversations, k={results.k}"),
-        "<body><main>",
+        page_head(f"agenteval report: {len(results)} conversations, k={results.k}",
+                  scripts=[source]),
+        '<body><nav class="top">' + "".join(f'<a href="#{i}">{_e(t)}</a>' for i, t in nav)
+        + "</nav><main>",
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
         _unjudged_banner(results),
         '<section id="summary"><h2>Suite summary</h2>',
@@ -142,39 +162,19 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
     parts.append(_judge_section(results, summary.judge))
     parts.append(summary_html(results))  # the run's own graders (agenteval.graders.summary)
     parts.append(calibration_html(results))  # with labels (agenteval.present.calibration)
-    figure_html = [_figure(Path(f)) for f in figures]
+    parts += [grid, listing, view]
     if figure_html:
         parts.append('<section id="figures"><h2>Figures</h2>' + "".join(figure_html) + "</section>")
-    parts.append(_conversations(results, by_session, max_conversations, full_lists))
     parts.append(_manifest_section(manifest))
-    parts.append(f"</main><script>{_SCRIPT}</script></body></html>")
+    parts.append(f"</main>{data}{script}</body></html>")
     return "\n".join(parts)
 
 
 # --------------------------------------------------------------------------- pieces
 
 
-def _e(value: Any) -> str:
-    return html.escape("" if value is None else terminal(value), quote=True)  # _util.sanitize
-
-
-def _fmt(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "n/a"
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float):
-        return f"{value:.3f}"
-    return str(value)
-
-
-def _prob(x: Any) -> str:
-    """Probabilities near 0 or 1 keep their magnitude visible (3.2e-04, not 0.000)."""
-    if not isinstance(x, float) or math.isnan(x) or 0.001 <= x <= 0.999:
-        return _fmt(x)
-    if x in (0.0, 1.0):
-        return f"{x:.0f}"
-    return f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
+_e = esc  # report_parts: sanitised and escaped
+_fmt = fmt
 
 
 def _interval(value: Any, low: Any, high: Any) -> str:
@@ -185,11 +185,12 @@ def _interval(value: Any, low: Any, high: Any) -> str:
     return f"{_fmt(value)} <span class=ci>[{_fmt(low)}, {_fmt(high)}]</span>"
 
 
-def page_head(title: str) -> str:
-    """The page's doctype, title and inline CSS (shared with the RAG report)."""
-    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+def page_head(title: str, *, scripts: Sequence[str] = ()) -> str:
+    """The page's doctype, Content-Security-Policy (only the ``scripts``, CSP hash sources,
+    may run; nothing may be fetched), title and inline CSS (shared with the RAG report)."""
+    return (f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">{csp_meta(*scripts)}'
             f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{_e(title)}</title><style>{_CSS}</style></head>")
+            f"<title>{_e(title)}</title><style>{VIEWER_CSS}</style></head>")
 
 
 def _unjudged_banner(results: AgenticResults) -> str:
@@ -251,7 +252,8 @@ def _model_table(models: Sequence[Any]) -> str:
             else:
                 v = values[0]
                 cls = "num" if isinstance(v, (int, float)) and not isinstance(v, bool) else "id"
-                text = _prob(v) if group[0].startswith("prob") else _fmt(v)
+                text = (format_probability(v, exact=group[0] == "prob_a_better" and is_exact(m))
+                        if group[0].startswith(("prob", "p_value", "p_adjusted")) else _fmt(v))
                 cells.append(f"<td class='{cls}'>{_e(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="scroll"><table class="grid"><thead><tr>{head}</tr></thead>'
@@ -377,6 +379,9 @@ def drill_down_order(results: Sequence[Any]) -> list[int]:
     fully correct ones. Ties and the fully correct ones go by a hash of the session id, a
     deterministic sample that does not depend on the order of the input.
     """
+    if callable(getattr(results, "drill_down_keys", None)):   # AgenticResults: from columns
+        return sorted(range(len(results)), key=results.drill_down_keys().__getitem__)
+
     def key(i: int) -> tuple[Any, ...]:
         m = results[i]
         tie = hashlib.blake2b(str(m.session_id).encode("utf-8", "backslashreplace"),
@@ -393,7 +398,9 @@ def drill_down_order(results: Sequence[Any]) -> list[int]:
 
 def _drill_down_note(results: Sequence[Any], shown: Sequence[int], full_lists: Sequence[str]) -> str:
     total = len(results)
-    look = sum(_needs_a_look(m) for m in results)
+    look = (sum(k[0] == 0 for k in results.drill_down_keys())
+            if callable(getattr(results, "drill_down_keys", None))
+            else sum(_needs_a_look(m) for m in results))
     look_shown = sum(_needs_a_look(results[i]) for i in shown)
     ok_shown = len(shown) - look_shown
     where = (", ".join(f'<a href="{_e(name)}">{_e(name)}</a>' for name in full_lists)
@@ -412,133 +419,43 @@ def _drill_down_note(results: Sequence[Any], shown: Sequence[int], full_lists: S
 
 
 def _conversations(results: AgenticResults, by_session: dict[str, Dataset],
-                   max_conversations: int | None = None, full_lists: Sequence[str] = ()) -> str:
-    k = results.k
-    metrics = list(results)
+                   max_conversations: int | None = None,
+                   full_lists: Sequence[str] = ()) -> tuple[str, str, str, str]:
+    """(grid section, list section, opened-conversation section, the JSON data block)."""
+    metrics = results   # a sequence: AgenticResults build each conversation when it is read
     if max_conversations is None or max_conversations >= len(metrics):
-        shown, note = range(len(metrics)), ""
+        shown, note = list(range(len(metrics))), ""
     else:
         shown = sorted(drill_down_order(metrics)[:max_conversations])
         note = _drill_down_note(metrics, shown, full_lists)
-    out = ['<section id="conversations"><h2>Conversations</h2>', *([note] if note else []),
-           '<div class="tools"><input id="filter" type="search" '
-           'placeholder="filter by session, agent, task, text..." aria-label="filter">'
-           '<label><input id="only-failed" type="checkbox"> only not fully correct or with '
-           'judge errors</label> <button type="button" id="expand">expand all</button>'
-           '<button type="button" id="collapse">collapse all</button>'
-           '<span id="shown"></span></div>',
-           f'<p class="muted">pass@{k} / pass^{k}: {_e(results.method)}. Click a conversation '
-           "to see its interactions.</p>"]
-    for m in (metrics[i] for i in shown):
-        status = {True: "full", False: "wrong", None: "unknown"}[m.is_fully_correct]
-        flag = {True: "fully correct", False: "not fully correct",
-                None: "unknown (judge errors)"}[m.is_fully_correct]
-        bad = _needs_a_look(m)
-        ds = by_session.get(m.session_id)
-        head = (f'<span class="badge {status}">{_e(flag)}</span> <b>{_e(m.session_id)}</b> '
-                f'<span class=muted>agent</span> {_e(m.assistant_id)}'
-                + (f' <span class=muted>task</span> {_e(m.task_id)}' if m.task_id else "")
-                + f' <span class=muted>c/n</span> {m.correct_interactions}/{m.total_interactions}'
-                f' <span class=muted>pass@{k}</span> '
-                f'{_interval(m.pass_at_k, m.pass_at_k_ci_low, m.pass_at_k_ci_high)}'
-                f' <span class=muted>pass^{k}</span> '
-                f'{_interval(m.pass_pow_k, m.pass_pow_k_ci_low, m.pass_pow_k_ci_high)}'
-                + (f' <span class="badge unknown">{m.judge_errors} judge error(s)</span>'
-                   if m.judge_errors else ""))
-        body = []
-        if ds is not None and ds.context:
-            body.append(f'<p class="context"><span class=muted>context</span> {_e(ds.context)}</p>')
-        for index, r in enumerate(m.interactions):
-            batch = ds.conversation[index] if ds is not None and index < len(ds.conversation) else None
-            body.append(_interaction(index, r, batch))
-        out.append(f'<details class="conv" data-bad="{int(bad)}"><summary>{head}</summary>'
-                   f'<div class="conv-body">{"".join(body)}</div></details>')
-    out.append("</section>")
-    return "\n".join(out)
-
-
-def _interaction(index: int, r: Any, batch: Batch | None) -> str:
-    verdict = {True: ("correct", "full"), False: ("wrong", "wrong"),
-               None: ("not judged", "unknown")}[r.is_correct]
-    rows = []
-    if batch is not None:
-        rows += [("query", batch.query), ("answer", batch.assistant),
-                 ("reference", batch.ground_truth_assistant)]
-    rows.append(("score", _fmt(r.score)))
-    if r.judge_error:
-        rows.append(("judge error", r.judge_error))
-    elif r.reasoning:
-        rows.append(("judge's reason", r.reasoning))
-    table = "".join(f'<tr><th>{_e(k)}</th><td class="text">{_e(v) if v is not None else "<span class=muted>none</span>"}</td></tr>'
-                    for k, v in rows)
-    tools = _tool_section(r.tool_correctness, batch) + drilldown_html(r)  # graders' checks
-    return (f'<details class="inter" open><summary><span class="badge {verdict[1]}">'
-            f"{verdict[0]}</span> interaction {index + 1} <span class=muted>qa_id</span> "
-            f'{_e(r.qa_id)}</summary><table class="kv">{table}</table>{tools}</details>')
-
-
-def _tool_section(tool: Any, batch: Batch | None) -> str:
-    if tool is None and (batch is None or (batch.agentic is None
-                                           and batch.ground_truth_agentic is None)):
-        return ""
-    out = ['<div class="tool"><h4>Tool use</h4>']
-    if tool is not None:
-        parts = [("selection", tool.tool_selection_correct), ("parameters", tool.parameter_accuracy),
-                 ("sequence", tool.sequence_correct), ("utilization", tool.result_utilization),
-                 ("overall", tool.overall_correctness)]
-        out.append("<p>" + " &middot; ".join(f"{n} {_fmt(v)}" for n, v in parts)
-                   + f' &middot; <span class="badge {"full" if tool.is_correct else "wrong"}">'
-                   f'{"correct" if tool.is_correct else "not correct"}</span></p>')
-    if batch is not None:
-        out.append(_tool_diff(batch))
-    if tool is not None and tool.reasoning:
-        out.append(f'<pre class="reason">{_e(tool.reasoning)}</pre>')
-    out.append("</div>")
-    return "".join(out)
-
-
-def _tool_diff(batch: Batch) -> str:
-    """Expected calls beside the calls made, paired by tool name in order; extras last."""
-    expected = list(batch.ground_truth_agentic.expected_tools) if batch.ground_truth_agentic else []
-    used = list(batch.agentic.tools_used) if batch.agentic else []
-    free = list(range(len(used)))
-    rows = []
-    for exp in expected:
-        match = next((i for i in free if used[i].tool_name == exp.tool_name), None)
-        if match is None:
-            rows.append(("missing", _call(exp.tool_name, exp.parameters), "", ""))
-            continue
-        free.remove(match)
-        got = used[match]
-        diff = _param_diff(exp.parameters, got.parameters)
-        rows.append(("params differ" if diff else "match", _call(exp.tool_name, exp.parameters),
-                     _call(got.tool_name, got.parameters), diff))
-    for i in free:
-        rows.append(("extra", "", _call(used[i].tool_name, used[i].parameters), ""))
-    if not rows:
-        return '<p class="muted">no tool calls expected or made</p>'
-    css = {"match": "full", "params differ": "wrong", "missing": "wrong", "extra": "unknown"}
-    body = "".join(f'<tr><td><span class="badge {css[s]}">{s}</span></td><td><code>{_e(e)}</code></td>'
-                   f"<td><code>{_e(u)}</code></td><td>{_e(d)}</td></tr>" for s, e, u, d in rows)
-    return ('<table class="grid diff"><thead><tr><th></th><th>expected</th><th>called</th>'
-            f"<th>differences</th></tr></thead><tbody>{body}</tbody></table>")
-
-
-def _call(name: str, params: dict[str, Any]) -> str:
-    args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False, default=str)}" for k, v in params.items())
-    return f"{name}({args})"
-
-
-def _param_diff(expected: dict[str, Any], got: dict[str, Any]) -> str:
-    out = []
-    for key in expected:
-        if key not in got:
-            out.append(f"{key}: missing")
-        elif got[key] != expected[key]:
-            out.append(f"{key}: {json.dumps(got[key], default=str)} vs expected "
-                       f"{json.dumps(expected[key], default=str)}")
-    out += [f"{key}: not expected" for key in got if key not in expected]
-    return "; ".join(out)
+    drilled = {i: position for position, i in enumerate(shown)}
+    where = ", ".join(full_lists) if full_lists else "the run's results (interactions.csv, results.json)"
+    capped = (f"Not in this report's drill-down ({len(shown):,} of {len(metrics):,} conversations "
+              f"are): its interactions are in {where}.")
+    index = conversation_index(metrics, drilled, capped_note=capped)
+    articles = "\n".join(conversation_html(position, metrics[i], by_session.get(metrics[i].session_id),
+                                            threshold=results.settings.threshold)
+                          for position, i in enumerate(shown))
+    legend = "".join(f'<span class="cell {css}"></span>{esc(label)}'
+                     for label, css in OUTCOMES.values())
+    grid = ('<section id="tasks"><h2>Tasks &times; attempts</h2>'
+            '<p class="muted">Per agent, one line per task and one cell per attempt (a '
+            "conversation), by attempt number; the colour is the conversation's own outcome, and "
+            "the count is how many attempts were fully correct. Click a cell to open its "
+            "conversation.</p>"
+            f'<p class="legend-row">{legend}'
+            + ('<span class="cell full nd"></span>faded: not in the drill-down (capped)'
+               if note else "") + '</p><div id="grid"></div></section>')
+    intro = (note + '<p class="muted">Every conversation, one row each, with its own outcome '
+             "(per-conversation pass@k is not shown: over one graded conversation it does not "
+             "describe it).</p>")
+    ids = [c["id"] for c in index["cols"]]
+    listing = list_section(section_id="conversations", title="Conversations", noun="conversation",
+                           selects=[(ids.index(i), label) for i, label in
+                                    (("agent", "agent"), ("outcome", "outcome"),
+                                     ("source", "graded by"))],
+                           look_label="only not fully correct or with judge errors", intro=intro)
+    return grid, listing, view_section("conversation", articles), data_block(index)
 
 
 def _manifest_section(manifest: dict[str, Any]) -> str:
@@ -547,69 +464,3 @@ def _manifest_section(manifest: dict[str, Any]) -> str:
     text = json.dumps(manifest, indent=2, default=str)
     return (f'<section id="manifest"><details><summary>Manifest (what produced this run)'
             f"</summary><pre>{_e(text)}</pre></details></section>")
-
-
-_CSS = """
-:root { --fg: #1b1f24; --muted: #5f6b7a; --line: #d8dee4; --bg2: #f6f8fa;
-        --ok: #1a7f37; --bad: #b3261e; --unk: #8a5a00; }
-* { box-sizing: border-box; }
-body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; color: var(--fg);
-       margin: 0; background: #fff; }
-main { max-width: 1200px; margin: 0 auto; padding: 16px 24px 48px; }
-h1 { font-size: 22px; margin: 8px 0 4px; } h2 { font-size: 18px; margin: 28px 0 8px;
-  border-bottom: 1px solid var(--line); padding-bottom: 4px; } h3 { font-size: 15px; } h4 { margin: 6px 0; }
-.run, .method, .muted, .ci { color: var(--muted); } .run { margin: 2px 0; }
-.scroll { overflow-x: auto; }
-table.grid { border-collapse: collapse; margin: 6px 0; }
-table.grid th, table.grid td { border: 1px solid var(--line); padding: 3px 7px; vertical-align: top; }
-table.grid th { background: var(--bg2); text-align: left; white-space: nowrap; cursor: help; }
-td.id { white-space: nowrap; }
-table.summary td.desc { color: var(--muted); font-size: 12px; max-width: 420px; }
-table.summary tbody th { cursor: default; }
-td.num { text-align: right; white-space: nowrap; font-variant-numeric: tabular-nums; }
-table.kv th { text-align: left; color: var(--muted); font-weight: 500; padding: 2px 12px 2px 0;
-              vertical-align: top; white-space: nowrap; }
-table.kv td.text { white-space: pre-wrap; word-break: break-word; }
-details.legend { margin: 4px 0 8px; color: var(--muted); } details.legend dt { font-weight: 600; }
-details.legend dd { margin: 0 0 4px 16px; }
-.badge { display: inline-block; padding: 0 6px; border-radius: 8px; font-size: 12px; color: #fff; }
-.badge.full { background: var(--ok); } .badge.wrong { background: var(--bad); }
-.badge.unknown { background: var(--unk); }
-details.conv { border: 1px solid var(--line); border-radius: 6px; margin: 4px 0; }
-details.conv > summary { padding: 5px 8px; cursor: pointer; }
-details.conv[open] > summary { background: var(--bg2); border-bottom: 1px solid var(--line); }
-.conv-body { padding: 6px 12px; }
-details.inter { margin: 6px 0 10px; padding-left: 8px; border-left: 3px solid var(--line); }
-details.inter > summary { cursor: pointer; }
-.tool { margin: 4px 0 0; } pre { background: var(--bg2); padding: 6px 8px; overflow-x: auto;
-  white-space: pre-wrap; font-size: 12px; }
-figure { display: inline-block; margin: 8px 12px 8px 0; vertical-align: top; } figure img { max-width: 560px; width: 100%;
-  border: 1px solid var(--line); } figcaption { color: var(--muted); font-size: 12px; }
-.tools { display: flex; gap: 12px; align-items: center; flex-wrap: wrap; margin: 6px 0; }
-.tools input[type=search] { width: 320px; padding: 4px 6px; }
-#shown { color: var(--muted); }
-.banner { background: #fff4e0; border: 1px solid #e5b567; padding: 6px 10px; border-radius: 6px; }
-"""
-
-_SCRIPT = """
-(function () {
-  var convs = Array.prototype.slice.call(document.querySelectorAll('details.conv'));
-  var box = document.getElementById('filter'), failed = document.getElementById('only-failed');
-  var shown = document.getElementById('shown');
-  function apply() {
-    var q = (box.value || '').toLowerCase(), n = 0;
-    convs.forEach(function (d) {
-      var ok = (!q || d.textContent.toLowerCase().indexOf(q) >= 0) &&
-               (!failed.checked || d.getAttribute('data-bad') === '1');
-      d.style.display = ok ? '' : 'none'; if (ok) n++;
-    });
-    shown.textContent = n + ' of ' + convs.length + ' shown';
-  }
-  box.addEventListener('input', apply); failed.addEventListener('change', apply);
-  document.getElementById('expand').addEventListener('click', function () {
-    convs.forEach(function (d) { if (d.style.display !== 'none') d.open = true; }); });
-  document.getElementById('collapse').addEventListener('click', function () {
-    convs.forEach(function (d) { d.open = false; }); });
-  apply();
-})();
-"""

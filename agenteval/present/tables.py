@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from agenteval.errors import ConfigError
-from agenteval.present.text import interval_kind
+from agenteval.present.text import format_probability, interval_kind, is_exact
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import SuiteSummary
@@ -98,6 +98,8 @@ def _latex_num(x: float, kind: str) -> str:
 def _render_num(cell: _Num, target: str, intervals: str) -> str:
     if _missing(cell.value):
         return "n/a"
+    if cell.kind == "prob_exact":  # quadrature: its magnitude (present.text.format_probability)
+        return format_probability(cell.value, exact=True)
     if cell.kind == "prob" and not (0.001 <= cell.value <= 0.999):  # draws resolve ~1e-3
         sign, bound = ("<", 0.001) if cell.value < 0.001 else (">", 0.999)
         return f"${sign}\\,{bound}$" if target == "latex" else f"{escape_markdown(sign)} {bound}"
@@ -193,12 +195,15 @@ def _comparisons_table(s: SuiteSummary) -> _Table:
     rows = []
     for c in s.comparisons:
         tail = ([_Num(c.p_value, kind="prob"), _Num(c.p_adjusted, kind="prob")] if freq
-                else [_Num(c.prob_a_better, kind="prob")])
+                else [_Num(c.prob_a_better, kind="prob_exact" if is_exact(c) else "prob")])
         rows.append([_Text(c.agent_a), _Text(c.agent_b), _quantity(c.quantity, s.k), _Text(c.scope),
                      _Num(c.rate_a), _Num(c.rate_b),
                      _Num(c.difference, c.difference_low, c.difference_high), *tail])
     methods = "; ".join(m for m in s.comparison_method.split("\n") if m)
-    caption = (f"Agent comparisons, A - B (paired on shared task_ids, else independent), k = {s.k}. "
+    corrected = any(getattr(c, "basis", "") == "judge-corrected" for c in s.comparisons)
+    caption = ("Agent comparisons" + (" on judge-corrected outcomes (human labels)" if corrected
+                                      else "")
+               + f", A - B (paired on shared task_ids, else independent), k = {s.k}. "
                f"Method: {methods or s.method}. {_intervals_say(s.method)}"
                + (f" p-values adjusted over agent pairs: {s.comparison_adjust}." if freq else ""))
     return _Table(header, rows, "llllrrr" + "r" * len(last), caption, "tab:agenteval-comparisons")

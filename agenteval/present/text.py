@@ -13,7 +13,9 @@ if TYPE_CHECKING:
     from agenteval.results.agentic import SuiteSummary
 
 __all__ = ["comparison_lines", "diagnostics_line", "format_count", "format_interval",
-           "format_number", "format_prob", "interval_kind", "is_missing", "summary_text"]
+           "format_number", "format_p", "format_prob", "format_probability", "interval_kind",
+           "is_exact", "is_missing",
+           "results_repr", "summary_text"]
 
 
 def format_interval(value: float, low: float | None, high: float | None) -> str:
@@ -43,6 +45,25 @@ def format_prob(x: float) -> str:
     return f"{x:.3f}" if 0.001 <= x <= 0.999 else f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
 
 
+def format_probability(x: float | None, *, exact: bool = False) -> str:
+    """The one format of a probability in every view (CLI text, notebook HTML, report, tables).
+
+    From draws or resamples (``exact=False``: P(A > B) over tasks, P(best), P(Reliable),
+    p-values) a probability resolves no better than ~1e-3, so it prints ``< 0.001`` /
+    ``> 0.999`` (:func:`format_p`); an exact one (quadrature over the conversation-level Beta
+    posteriors) keeps its magnitude, ``4.1e-04`` (:func:`format_prob`).
+    """
+    if is_missing(x):
+        return "n/a"
+    return format_prob(x) if exact else format_p(float(x))  # type: ignore[arg-type]
+
+
+def is_exact(comparison: Any) -> bool:
+    """Whether a comparison's P(A > B) is exact (conversation scope: quadrature, not draws)."""
+    return (getattr(comparison, "scope", None) == "conversations"
+            and getattr(comparison, "basis", "") != "judge-corrected")  # corrected: from draws
+
+
 def format_number(x: float | None) -> str:
     return "n/a" if is_missing(x) else f"{x:.3f}"
 
@@ -56,6 +77,34 @@ def format_p(x: float) -> str:
     if math.isnan(x):
         return "n/a"
     return "< 0.001" if x < 0.001 else "> 0.999" if x > 0.999 else f"{x:.3f}"
+
+
+def results_repr(results: Any) -> str:
+    """``repr(results)``: a few lines with the key numbers, not a dump of every conversation.
+
+    The suite lines appear once the summary is computed (the magic and the CLI compute it; a
+    repr never starts an MCMC fit).
+    """
+    judged, total = results.judged_share()
+    agents = len(results.agents)
+    lines = [f"AgenticResults({len(results)} conversations, k={results.k}, "
+             f"method={results.method!r})",
+             f"  {agents} agent{'s' * (agents != 1)}; {judged} of {total} interactions judged"
+             + ("" if judged == total else f" ({total - judged} not: see the HTML's causes)")]
+    summary = getattr(results, "_summary", None)
+    if summary is None:
+        lines.append("  results.summary() for the suite estimates")
+    else:
+        k = results.k
+        for r in summary.rows[:6]:
+            lines.append(f"  {r.group[:24]:<25}{r.fully_correct}/{r.conversations} fully correct"
+                         f"  p {format_interval(r.rate, r.rate_low, r.rate_high)}"
+                         f"  pass@{k} {format_interval(r.pass_at_k, r.pass_at_k_low, r.pass_at_k_high)}"
+                         f"  pass^{k} {format_interval(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high)}")
+        if len(summary.rows) > 6:
+            lines.append(f"  ... {len(summary.rows) - 6} more agents: results.summary()")
+    lines.append("  results[i] one conversation; results.to_dataframe() all of them")
+    return "\n".join(lines)
 
 
 def summary_text(summary: SuiteSummary) -> str:
@@ -72,7 +121,7 @@ def summary_text(summary: SuiteSummary) -> str:
         estimate = "full / compl, or post-stratified where 'share:' below says so"
     else:
         estimate = "full / compl"
-    lines = [f"method: {summary.method}",
+    lines = [f"method of p (pass@k / pass^k by task: the tasks fit below): {summary.method}",
              "share fully correct = p, the chance a new conversation is fully correct "
              f"({estimate}); "
              f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
@@ -141,39 +190,61 @@ def diagnostics_line(d: dict[str, Any]) -> str:
             f"{d.get('integration', 'optimisation')}")
 
 
+def _comparison_rows(summary: Any, comparisons: Any) -> list[str]:
+    lines: list[str] = []
+    current = None
+    for c in comparisons:
+        pair = (c.agent_a, c.agent_b)
+        if pair != current:
+            current = pair
+            shared = f", {c.shared_tasks} shared tasks" if c.method == "paired" else ""
+            lines.append(f"  A={c.agent_a} vs B={c.agent_b} ({c.method}{shared}):")
+        if math.isnan(c.prob_a_better):
+            extra = (f"  p {format_p(c.p_value)}, adjusted ({summary.comparison_adjust}) "
+                     f"{format_p(c.p_adjusted)}")
+        else:
+            extra = f"  P(A > B) {format_probability(c.prob_a_better, exact=is_exact(c))}"
+        lines.append(f"    {c.quantity:<9} {c.scope:<14} A {c.rate_a:.3f}  B {c.rate_b:.3f}  "
+                     f"A - B = {format_interval(c.difference, c.difference_low, c.difference_high)}"
+                     f"{extra}")
+    return lines
+
+
 def comparison_lines(summary: Any) -> list[str]:
     """The comparison, ranking and quality sections of ``SuiteSummary.to_text()``."""
     lines: list[str] = []
+    corrected = bool(summary.comparisons) and getattr(summary.comparisons[0], "basis",
+                                                      "") == "judge-corrected"
     if summary.comparisons:
-        lines += ["", "agent comparisons (A - B; paired on shared task_ids, else independent):"]
-        current = None
-        for c in summary.comparisons:
-            pair = (c.agent_a, c.agent_b)
-            if pair != current:
-                current = pair
-                shared = f", {c.shared_tasks} shared tasks" if c.method == "paired" else ""
-                lines.append(f"  A={c.agent_a} vs B={c.agent_b} ({c.method}{shared}):")
-            if math.isnan(c.prob_a_better):
-                extra = (f"  p {format_p(c.p_value)}, adjusted ({summary.comparison_adjust}) "
-                         f"{format_p(c.p_adjusted)}")
-            else:
-                exact = c.scope == "conversations"  # quadrature, not draws: keep its digits
-                extra = f"  P(A > B) {format_prob(c.prob_a_better) if exact else format_p(c.prob_a_better)}"
-            lines.append(f"    {c.quantity:<9} {c.scope:<14} A {c.rate_a:.3f}  B {c.rate_b:.3f}  "
-                         f"A - B = {format_interval(c.difference, c.difference_low, c.difference_high)}"
-                         f"{extra}")
+        basis = ("; JUDGE-CORRECTED: true outcomes from the human labels' calibration of the "
+                 "judge" if corrected else "")
+        lines += ["", f"agent comparisons (A - B; paired on shared task_ids, else independent"
+                  f"{basis}):"]
+        lines += _comparison_rows(summary, summary.comparisons)
         lines += [f"  method, {m}" for m in summary.comparison_method.split("\n") if m]
         lines += [f"  note: {n}" for n in summary.comparison_notes]
         if summary.comparison_adjust not in ("none", ""):
             lines.append(f"  p-values adjusted for the {len({(c.agent_a, c.agent_b) for c in summary.comparisons})} "
                          f"agent pairs per quantity by {_ADJUST[summary.comparison_adjust]}; "
                          "intervals are per comparison")
+    judge_only = getattr(summary, "judge_only_comparisons", None) or []
+    if judge_only:
+        lines += ["", "judge-only comparisons (the judge's verdicts taken as the truth; "
+                  "for reference):"]
+        lines += _comparison_rows(summary, judge_only)
     if summary.ranking:
         r0 = summary.ranking[0]
-        lines += ["", f"ranking by {r0.quantity} ({r0.scope}):"]
+        tag = "; judge-corrected" if getattr(r0, "basis", "") == "judge-corrected" else ""
+        lines += ["", f"ranking by {r0.quantity} ({r0.scope}{tag}):"]
         for r in sorted(summary.ranking, key=lambda r: r.expected_rank):
-            lines.append(f"  {r.agent[:30]:<31} mean {r.mean:.3f}  P(best) {r.prob_best:.3f}  "
+            lines.append(f"  {r.agent[:30]:<31} mean {r.mean:.3f}  P(best) "
+                         f"{format_probability(r.prob_best)}  "
                          f"expected rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]")
+        judge_rank = getattr(summary, "judge_only_ranking", None) or []
+        if judge_rank:
+            lines.append("  judge-only ranking: " + ", ".join(
+                f"{r.agent} (P(best) {format_probability(r.prob_best)})"
+                for r in sorted(judge_rank, key=lambda r: r.expected_rank)))
     if summary.quality:
         k = summary.k
         lines += ["", f"quality (Fair Forge: Reliable pass@{k} > 0.95 and pass^{k} > 0.70; "
@@ -181,8 +252,9 @@ def comparison_lines(summary: Any) -> list[str]:
                   f"pass@{k} < 0.70):"]
         for q in summary.quality:
             probs = ("" if math.isnan(q.prob_reliable) else
-                     f"  P(Reliable) {q.prob_reliable:.3f}  P(Inconsistent) {q.prob_inconsistent:.3f}"
-                     f"  P(Needs improvement) {q.prob_needs_improvement:.3f}")
+                     f"  P(Reliable) {format_probability(q.prob_reliable)}  P(Inconsistent) "
+                     f"{format_probability(q.prob_inconsistent)}  P(Needs improvement) "
+                     f"{format_probability(q.prob_needs_improvement)}")
             lines.append(f"  {q.unit[:30]:<31} pass@{k} {q.pass_at_k:.3f}  pass^{k} "
                          f"{q.pass_pow_k:.3f}  {q.label or 'n/a':<18}{probs}  ({q.basis})")
     return lines

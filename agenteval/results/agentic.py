@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import operator
 import warnings
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import fields, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
@@ -130,6 +131,11 @@ class SuiteSummary(BaseModel):
     comparison_notes: list[str] = Field(default_factory=list,
                                         description="What the comparisons could not compute, and why.")
     ranking: list[RankRow] = Field(default_factory=list, description="Agents ranked, with P(best).")
+    judge_only_comparisons: list[AgentComparison] = Field(
+        default_factory=list, description="With human labels: the comparisons on the judge's "
+        "verdicts taken as the truth (the comparisons above are then judge-corrected).")
+    judge_only_ranking: list[RankRow] = Field(
+        default_factory=list, description="With human labels: the ranking on the judge's verdicts.")
     quality: list[QualityRow] = Field(default_factory=list,
                                       description="Fair Forge's quality table per agent.")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
@@ -190,18 +196,25 @@ class SuiteSummary(BaseModel):
         return self.to_text()
 
 
-class AgenticResults(list[AgenticMetric]):
+class AgenticResults(Sequence[AgenticMetric]):
     """Per-conversation results, in input order, with suite-level views.
 
-    The suite's numbers are computed once and held: the table of counts (one pass over the
-    conversations), the hierarchical fits, the summary (``statistical.summarise``) and the
-    posterior draws (``statistical.draws``), each on first use. Every view (text, HTML, report,
-    CSV / JSON, NetCDF, figures, widgets) reads these values and computes nothing of its own.
+    A sequence of ``AgenticMetric`` (``results[i]``, iteration, ``len``: Fair Forge code that
+    iterates over the result keeps working) held as columns (``agenteval.results.columns``):
+    each conversation's object is built when it is read, so a suite of a million conversations
+    fits in memory. The suite's numbers are computed once and held: the table of counts (from
+    the columns, vectorised), the hierarchical fits, the summary (``statistical.summarise``) and
+    the posterior draws (``statistical.draws``), each on first use. Every view (text, HTML,
+    report, CSV / JSON, NetCDF, figures, widgets) reads these values and computes nothing of its
+    own.
     """
 
-    def __init__(self, metrics: Iterable[AgenticMetric], *, settings: RunSettings,
-                 judge_run: JudgeRun, method: str) -> None:
-        super().__init__(metrics)
+    def __init__(self, metrics: Iterable[AgenticMetric] = (), *, settings: RunSettings,
+                 judge_run: JudgeRun, method: str, columns: Any = None) -> None:
+        from agenteval.results.columns import Columns
+
+        self.columns = columns if columns is not None else Columns.from_metrics(list(metrics))
+        """The per-conversation and per-interaction fields (``results.columns.Columns``)."""
         self.settings = settings
         self.judge_run = judge_run
         self.method = method
@@ -218,39 +231,69 @@ class AgenticResults(list[AgenticMetric]):
         """Human labels for some interactions (agenteval.core.labels.Labels), or None."""
         self._calibration: Any = None
 
+    def __len__(self) -> int:
+        return len(self.columns)
+
+    @overload
+    def __getitem__(self, index: int) -> AgenticMetric: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[AgenticMetric]: ...
+
+    def __getitem__(self, index: int | slice) -> AgenticMetric | list[AgenticMetric]:
+        size = len(self)
+        if isinstance(index, slice):
+            start, stop, step = index.indices(size)
+            if step == 1:
+                return self.columns.metrics(start, max(start, stop))
+            return [self[i] for i in range(start, stop, step)]
+        i = operator.index(index)
+        if i < 0:
+            i += size
+        if not 0 <= i < size:
+            raise IndexError("AgenticResults index out of range")
+        return self.columns.metrics(i, i + 1)[0]
+
+    def __iter__(self) -> Iterator[AgenticMetric]:
+        return self.columns.iter_metrics()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, (AgenticResults, list, tuple)):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other))
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]  # compared by content, as the list it was
+
     @property
     def k(self) -> int:
         return self.settings.k
 
     @property
     def counts(self) -> Any:
-        """The table of counts (``statistical.counts.SuiteCounts``), built once in one pass."""
+        """The table of counts (``statistical.counts.SuiteCounts``), built once from the columns."""
         if self._counts is None:
+            from agenteval.results.columns import counts_columns
             from agenteval.statistical.counts import build_counts
 
-            ids: list[str] = []
-            verdicts = listed = 0
-            cols: dict[str, list[Any]] = {key: [] for key in (
-                "agent", "task", "n", "c", "length", "judge_errors", "fully", "source",
-                "given_interactions")}
-            for m in self:
-                cols["agent"].append(m.assistant_id)
-                cols["task"].append(m.task_id)
-                cols["n"].append(m.total_interactions)
-                cols["c"].append(m.correct_interactions)
-                cols["length"].append(len(m.interactions) or m.total_interactions)
-                cols["judge_errors"].append(m.judge_errors)
-                cols["fully"].append(m.is_fully_correct)
-                cols["source"].append(m.source)
-                cols["given_interactions"].append(sum(r.source == "given" for r in m.interactions))
-                ids.append(m.session_id)
-                verdicts += (sum(r.is_correct is not None for r in m.interactions)
-                             if m.source == "given" else m.total_interactions)
-                listed += len(m.interactions)
+            cols, ids, judged = counts_columns(self.columns)
             self._counts = build_counts(**cols)
             self._session_ids = ids
-            self._judged = (verdicts, listed)
+            self._judged = judged
         return self._counts
+
+    def tool_means(self) -> list[float | None]:
+        """Per conversation, the mean overall tool correctness over its interactions with a
+        tool score (None where none has one), from the columns."""
+        from agenteval.results.columns import tool_means
+
+        return tool_means(self.columns)
+
+    def drill_down_keys(self) -> list[tuple[Any, ...]]:
+        """Per conversation, what the report's drill-down sorts by
+        (``present.report.drill_down_order``), from the columns."""
+        from agenteval.results.columns import drill_down_keys
+
+        return drill_down_keys(self.columns)
 
     @property
     def session_ids(self) -> list[str]:
@@ -339,51 +382,30 @@ class AgenticResults(list[AgenticMetric]):
                                                max_conversations=max_conversations, attrs=attrs)
         return self._draws[key]
 
-    def to_inference_data(self, *, draws: int | None = None,
+    def to_inference_data(self, *, level: str | None = None, draws: int | None = None,
                           max_conversations: int = 20_000) -> Any:
-        """The posterior as ArviZ data (InferenceData in arviz 0.x, DataTree in 1.x), built once
-        from :meth:`posterior_draws` (a second call returns the same object).
+        """The posterior of one fit level as ArviZ data (InferenceData in arviz 0.x), with
+        ``log_likelihood``, ``posterior_predictive`` and dims ``agent`` / ``task_id`` that index;
+        built once from :meth:`posterior_draws` (``agenteval.results.inference_data``)."""
+        from agenteval.results.inference_data import to_inference_data
 
-        Dims ``conversation`` (session_id), ``task`` ("agent/task_id") and ``agent``. Posterior:
-        ``p_conversation`` (per-interaction success rate of each conversation; left out above
-        ``max_conversations``), ``p_task`` (each task's success rate), per agent ``share`` (of fully
-        correct conversations, on the summary row's basis), ``task_pass_at_k`` /
-        ``task_pass_pow_k`` (the suite's tasks), ``new_task_pass_at_k`` / ``new_task_pass_pow_k``
-        (a new task), and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
-        ``mu_conversation`` / ``kappa_conversation``. Prior: the conjugate ``p`` prior, or ``mu``
-        / ``kappa`` / ``log_kappa``. Observed data: the counts every estimate came from.
-        Conjugate draws (``draws``, default the mode's ``mc_samples``) are seeded from the mode's
-        ``rng_seed``; hierarchical ones follow the fit.
-        """
-        from agenteval.errors import ConfigError
+        return to_inference_data(self, level=level, draws=draws,
+                                 max_conversations=max_conversations)
 
-        if self.settings.mode.get_result_type() != "distribution":
-            raise ConfigError("to_inference_data needs a Bayesian mode (BayesianMode(...)); "
-                              "frequentist results have no posterior")
-        key = (draws, max_conversations)
-        if key not in self._idata:
-            from agenteval._util import arviz as _arviz
-
-            d = self.posterior_draws(draws=draws, max_conversations=max_conversations)
-            self._idata[key] = _arviz.from_dict(
-                posterior=d.posterior, prior=d.prior, observed_data=d.observed_data,
-                constant_data=d.constant_data, sample_stats=d.sample_stats, coords=d.coords,
-                dims=d.dims, attrs=d.attrs)
-        return self._idata[key]
-
-    def to_netcdf(self, path: Any, **kwargs: Any) -> str:
-        """Write the posterior (what :meth:`to_inference_data` holds) to a NetCDF file that
+    def to_netcdf(self, path: Any, *, level: str | None = None, **kwargs: Any) -> str:
+        """Write what :meth:`to_inference_data` holds (the same ``level``) to a NetCDF file that
         ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
         h5netcdf alone (no arviz import), atomically (a temporary file renamed into place, never
         through a symbolic link), in a child process where the platform forks (a full disk can
         crash HDF5: ``results.write.write_netcdf``)."""
         from agenteval._util.files import check_no_link
         from agenteval._util.netcdf import write_draws
+        from agenteval.results.inference_data import inference_layout
         from agenteval.results.write import write_netcdf
 
         check_no_link(path)
-        draws = self.posterior_draws(**kwargs)
-        return str(write_netcdf(lambda target: write_draws(draws, target), path))
+        layout = inference_layout(self, level=level, **kwargs)
+        return str(write_netcdf(lambda target: write_draws(layout, target), path))
 
     def comparison_table(self) -> Any:
         """Every pair of agents (paired on shared tasks), the ranking, with draws for figures;
@@ -433,34 +455,29 @@ class AgenticResults(list[AgenticMetric]):
 
     def to_dataframe(self) -> pd.DataFrame:
         """One row per conversation (scalar fields; per-interaction lists left out)."""
+        return self.conversations_frame()
+
+    def conversations_frame(self, start: int = 0, stop: int | None = None) -> pd.DataFrame:
+        """``to_dataframe`` of conversations ``start:stop`` (the writers stream in blocks)."""
         import pandas as pd
 
-        skip = {"correctness_scores", "correct_indices", "tool_correctness_scores", "interactions"}
-        return pd.DataFrame([m.model_dump(exclude=skip) for m in self])
+        from agenteval.results.columns import conversation_records
+
+        records = conversation_records(self.columns, start, stop)
+        return pd.DataFrame(records) if records["session_id"] else pd.DataFrame([])
 
     def interactions_dataframe(self) -> pd.DataFrame:
         """One row per interaction, with judge score, tool components and errors."""
+        return self.interactions_frame()
+
+    def interactions_frame(self, start: int = 0, stop: int | None = None) -> pd.DataFrame:
+        """``interactions_dataframe`` of the interactions of conversations ``start:stop``."""
         import pandas as pd
 
-        rows = []
-        for m in self:
-            for index, r in enumerate(m.interactions):
-                tool = r.tool_correctness
-                rows.append({
-                    "session_id": m.session_id, "assistant_id": m.assistant_id, "index": index,
-                    "qa_id": r.qa_id, "score": r.score, "source": r.source,
-                    "is_correct": r.is_correct,
-                    "judge_error": r.judge_error, "judge_error_code": r.judge_error_code,
-                    "reasoning": r.reasoning,
-                    "tool_selection": tool.tool_selection_correct if tool else None,
-                    "tool_parameters": tool.parameter_accuracy if tool else None,
-                    "tool_sequence": tool.sequence_correct if tool else None,
-                    "tool_utilization": tool.result_utilization if tool else None,
-                    "tool_overall": tool.overall_correctness if tool else None,
-                    "tool_correct": tool.is_correct if tool else None,
-                    "tool_reasoning": tool.reasoning if tool else None,
-                })
-        return pd.DataFrame(rows)
+        from agenteval.results.columns import interaction_records
+
+        records = interaction_records(self.columns, start, stop)
+        return pd.DataFrame(records) if records["session_id"] else pd.DataFrame([])
 
     def save(self, out: Any, *, datasets: Any = None, max_conversations: int | None = None,
              figures: Any = ("png",)) -> list[Any]:
@@ -475,6 +492,11 @@ class AgenticResults(list[AgenticMetric]):
 
     def to_json(self) -> dict[str, Any]:
         """Everything, as JSON-ready data (NaN becomes null), with the run's manifest."""
+        return {**self.json_head(),
+                "conversations": [_json_safe(m.model_dump()) for m in self]}
+
+    def json_head(self) -> dict[str, Any]:
+        """:meth:`to_json` but the conversations (which a writer streams after it)."""
         from agenteval.results.manifest import build_manifest
 
         return _json_safe({
@@ -490,7 +512,6 @@ class AgenticResults(list[AgenticMetric]):
             },
             "summary": self.summary().model_dump(),
             **({"calibration": cal.model_dump()} if (cal := self.calibration()) else {}),
-            "conversations": [m.model_dump() for m in self],
         })
 
     @classmethod
@@ -504,7 +525,13 @@ class AgenticResults(list[AgenticMetric]):
         return results_html(self)
 
     def __repr__(self) -> str:
-        return f"AgenticResults({len(self)} conversations, k={self.k}, method={self.method!r})"
+        """A few lines: counts and, once computed, each group's headline (present.text)."""
+        from agenteval.present.text import results_repr
+
+        return results_repr(self)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))  # IPython's list printer would list every conversation
 
 
 def without_data(est: PassEstimate, n: np.ndarray) -> PassEstimate:
@@ -537,6 +564,15 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
 
     rows = [SuiteRow(**r) for r in values.rows]
     extra = summary_fields(values.comparisons)
+    cal = results.calibration()   # with human labels, comparisons rest on corrected outcomes
+    if cal is not None and cal.comparisons:
+        extra = {**extra, "judge_only_comparisons": extra.get("comparisons", []),
+                 "judge_only_ranking": extra.get("ranking", []), "comparisons": cal.comparisons,
+                 "ranking": cal.ranking, "comparison_method": cal.comparison_method,
+                 "comparison_adjust": cal.comparison_adjust,
+                 "comparison_notes": cal.comparison_notes}
+    elif cal is not None and cal.comparison_notes:
+        extra["comparison_notes"] = [*extra.get("comparison_notes", []), *cal.comparison_notes]
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
                         diagnostics=_json_safe(values.diagnostics),
                         quality=[QualityRow(**q) for q in values.quality], **extra)

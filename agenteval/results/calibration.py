@@ -21,15 +21,16 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from agenteval.core.labels import Labels, as_labels
 from agenteval.errors import DataError
+from agenteval.results.comparisons import JUDGE_CORRECTED, AgentComparison, RankRow, summary_fields
 from agenteval.statistical import judge_error as je
 
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["AgreementRow", "CorrectedRow", "CorrectedComparison", "Calibration", "calibrate", "judge_verdicts",
+__all__ = ["AgreementRow", "CorrectedRow", "Calibration", "calibrate", "judge_verdicts",
            "LabelPlanResult", "plan_labels"]
 
-CALIBRATION_VERSION = "1"
+CALIBRATION_VERSION = "2"
 
 
 def _f(description: str, **kw: Any) -> Any:
@@ -96,22 +97,6 @@ class CorrectedRow(BaseModel):
     note: str = ""
 
 
-class CorrectedComparison(BaseModel):
-    """Two agents compared on judge-corrected values (a - b), per draw of the correction."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    a: str
-    b: str
-    quantity: str = _f("'share', 'pass_at_k' or 'pass_pow_k' (judge-corrected).")
-    difference: float
-    low: float
-    high: float
-    p_greater: float = _f("P(a > b) (Bayesian modes; NaN in the frequentist mode).")
-    p_value: float = _f("Bootstrap two-sided p-value (frequentist; NaN in Bayesian modes).")
-    method: str = _f("Always says judge-corrected, and how.")
-
-
 class Calibration(BaseModel):
     """The judge against human labels for one run."""
 
@@ -133,9 +118,22 @@ class Calibration(BaseModel):
     raters: list[str] = _f("The raters alpha is computed over ('judge' = the run's judge).")
     disagreements: list[dict[str, Any]] = _f("Labelled items where judge and truth differ.")
     corrected: list[CorrectedRow]
-    comparisons: list[CorrectedComparison] = _f(
-        "Every pair of agents on the judge-corrected values (not yet in the summary's own "
-        "comparisons and ranking, which stay judge-only).", default_factory=list)
+    comparisons: list[AgentComparison] = _f(
+        "Every pair of agents on judge-corrected outcomes (basis 'judge-corrected'); the "
+        "summary's comparisons are these when they exist.", default_factory=list)
+    ranking: list[RankRow] = _f("Agents ranked on judge-corrected success.",
+                                default_factory=list)
+    comparison_method: str = _f("How the corrected comparisons were computed.", default="")
+    comparison_adjust: str = _f("p-value adjustment over pairs ('none' in Bayesian modes).",
+                                default="none")
+    comparison_notes: list[str] = Field(default_factory=list)
+    error_icc: float = _f("Intraclass correlation of the judge's disagreements with the labels "
+                          "within tasks (task_id across agents; NaN when no task has two "
+                          "labelled items).", default=math.nan)
+    error_icc_p: float = _f("Permutation p-value of error_icc (small: the errors cluster, see "
+                            "judge_error.CORRELATED_ERRORS).", default=math.nan)
+    diagnostics: dict[str, Any] = _f("The PyMC sampler's diagnostics of the correction "
+                                     "(hierarchical mode), else empty.", default_factory=dict)
     notes: list[str] = Field(default_factory=list)
 
     def comparisons_dataframe(self) -> pd.DataFrame:
@@ -143,7 +141,7 @@ class Calibration(BaseModel):
         import pandas as pd
 
         return pd.DataFrame([c.model_dump() for c in self.comparisons],
-                            columns=list(CorrectedComparison.model_fields))
+                            columns=list(AgentComparison.model_fields))
 
     def agreement_dataframe(self) -> pd.DataFrame:
         import pandas as pd
@@ -175,6 +173,10 @@ class Calibration(BaseModel):
                          f"{iv(a.sensitivity, a.sensitivity_low, a.sensitivity_high):>23}"
                          f"{iv(a.specificity, a.specificity_low, a.specificity_high):>23}"
                          f"{iv(a.kappa, a.kappa_low, a.kappa_high):>24}")
+        if math.isfinite(self.error_icc):
+            lines.append(f"errors within tasks: ICC {self.error_icc:.3f} (permutation p "
+                         f"{self.error_icc_p:.3f}; near 0 = independent, as the correction "
+                         "assumes)")
         if math.isfinite(self.alpha):
             lines.append(f"Krippendorff's alpha over {', '.join(self.raters)}: "
                          f"{iv(self.alpha, self.alpha_low, self.alpha_high)}")
@@ -190,15 +192,29 @@ class Calibration(BaseModel):
                          f"{iv(r.pass_pow_k, r.pass_pow_k_low, r.pass_pow_k_high):>24}  {r.basis}")
         methods = sorted({f"{r.rate_method}; {r.method}" for r in self.corrected})
         lines += [f"  method: {m}" for m in methods]
+        d = self.diagnostics
+        if d:
+            status = "ok" if d.get("ok") else "CHECK: " + "; ".join(d.get("problems") or [])
+            lines.append(f"  sampler: NUTS ({d.get('sampler')}) {d.get('chains')} chains x "
+                         f"{d.get('draws')} draws, max r_hat {d.get('r_hat_max', math.nan):.3f}, "
+                         f"min ESS bulk {d.get('ess_bulk_min', math.nan):.0f} tail "
+                         f"{d.get('ess_tail_min', math.nan):.0f}, divergences "
+                         f"{d.get('divergences')}: {status}")
         notes = list(dict.fromkeys([*self.notes, *(r.note for r in self.corrected if r.note)]))
         lines += [f"note: {n}" for n in notes]
         if self.comparisons:
-            lines += ["", "judge-corrected comparisons (a - b):"]
+            lines += ["", "judge-corrected comparisons (A - B; the summary's comparisons and "
+                      "ranking are these):"]
             for c in self.comparisons:
-                extra = (f"P(a>b) {c.p_greater:.3f}" if math.isfinite(c.p_greater)
-                         else f"p {c.p_value:.3f}")
-                lines.append(f"  {c.a} - {c.b}  {c.quantity:<11}"
-                             f"{iv(c.difference, c.low, c.high):>26}  {extra}")
+                extra = (f"P(A>B) {c.prob_a_better:.3f}" if math.isfinite(c.prob_a_better)
+                         else f"p {c.p_value:.3f} (adjusted {c.p_adjusted:.3f})")
+                lines.append(f"  {c.agent_a} - {c.agent_b}  {c.quantity:<9} {c.scope:<14}"
+                             f"{iv(c.difference, c.difference_low, c.difference_high):>26}  "
+                             f"{extra}")
+            for r in sorted(self.ranking, key=lambda r: r.expected_rank):
+                lines.append(f"  rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]  "
+                             f"{r.agent}  corrected {r.quantity} {r.mean:.3f}  P(best) "
+                             f"{r.prob_best:.3f}")
         if self.disagreements:
             lines.append(f"{len(self.disagreements)} labelled interaction(s) where the judge and "
                          "the human disagree (Calibration.disagreements_dataframe())")
@@ -246,15 +262,56 @@ def _agreement_row(group: str, h: np.ndarray, j: np.ndarray, level: float) -> Ag
                         kappa_high=a.kappa_high, youden=a.youden)
 
 
-def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
+def _task_clusters(results: Any) -> np.ndarray:
+    """One cluster per task_id across agents (a judge that fails a task fails it for every
+    agent); a conversation without task_id is its own."""
+    keys: dict[Any, int] = {}
+    return np.array([keys.setdefault(m.task_id if m.task_id is not None else ("", i), len(keys))
+                     for i, m in enumerate(results)], dtype=np.int64)
+
+
+def _corrected_comparisons(results: Any, agents: list[str], cc: je.ConversationCorrection,
+                           k: int, level: float, bayesian: bool, seed: int) -> dict[str, Any]:
+    """The Calibration's comparison fields: every pair and the ranking on corrected outcomes
+    (``statistical.compare.compare_corrected``); empty with one agent, and with a note when the
+    frequentist correction is not identified (the summary then keeps its judge-only ones)."""
+    if len(agents) < 2:
+        return {}
+    if not bayesian and (not cc.identified or cc.point is None):
+        return {"comparison_notes": ["judge-corrected comparisons: not identified (the judge "
+                                     "barely tells right from wrong); the summary's "
+                                     "comparisons stay judge-only"]}
+    from agenteval.statistical.compare import compare_corrected
+
+    table = compare_corrected(cc.prob, [m.assistant_id for m in results],
+                              [m.task_id for m in results], k=k, bayesian=bayesian,
+                              ci_level=level, seed=seed, point=cc.point, names=agents,
+                              adjust="holm", method=cc.method)
+    fields = summary_fields(table, basis=JUDGE_CORRECTED)
+    if not cc.identified:
+        fields["comparison_notes"] = [*fields["comparison_notes"], je.NOT_IDENTIFIED_BAYES]
+    return fields
+
+
+def calibrate(results: Any, labels: Any, *, pooled: bool = True,
+              cluster: str | None = None) -> Calibration:
     """Calibrate a run's judge against ``labels`` (a path, :class:`Labels`, records or a
     {(session_id, qa_id): 0/1} mapping) and correct its headline; see the module docstring.
 
     The mode of the run decides the correction: Bayesian modes the latent-truth model
     (posterior draws, the run's seed and Beta prior for the share), the frequentist mode
     Rogan-Gladen with a Fieller interval for the rate and a bootstrap over both samples for
-    the conversation-level values. ``pooled``: one sensitivity/specificity for all agents.
+    the conversation-level values; ``cluster='conversation'`` or ``'task'`` resamples whole
+    conversations or tasks instead (labelled and judged items together: for judge errors that
+    are correlated within a conversation or task, e.g. a judge that fails a whole hard task). In ``BayesianMode(method="hierarchical")`` the model is sampled with
+    PyMC NUTS (:mod:`agenteval.statistical.judge_error_pymc`). ``pooled``: one
+    sensitivity/specificity for all agents. Comparisons and the ranking are recomputed on the
+    corrected outcomes (``Calibration.comparisons``), and the summary shows those.
     """
+    from agenteval.errors import ConfigError
+
+    if cluster not in (None, "conversation", "task"):
+        raise ConfigError(f"cluster must be None, 'conversation' or 'task', got {cluster!r}")
     lab = as_labels(labels)
     settings = results.settings
     mode = settings.mode
@@ -266,8 +323,8 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
     unmatched = len(set(truth) - keys)
     agents = list(dict.fromkeys(m.assistant_id for m in results))
     a_idx = {a: g for g, a in enumerate(agents)}
-    conv_of = {id(m): c for c, m in enumerate(results)}
-    conv = np.array([conv_of[id(m)] for m, _, _, _ in rows], dtype=np.int64)
+    conv_of = {m.session_id: c for c, m in enumerate(results)}   # ids are unique in a run
+    conv = np.array([conv_of[m.session_id] for m, _, _, _ in rows], dtype=np.int64)
     judge = np.array([v for *_, v in rows], dtype=float)
     human = np.array([truth.get((m.session_id, r.qa_id), math.nan) for m, _, r, _ in rows])
     given = np.array([r.source == "given" and r.is_correct is not None for _, _, r, _ in rows])
@@ -295,15 +352,23 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
         sel = both & (ig == g)
         if len(np.unique(human[sel])) == 2:
             agreement.append(_agreement_row(name, human[sel], judge[sel], level))
+    seed = int(getattr(mode, "rng_seed", 0) or 0)
+    pymc = bayesian and getattr(mode, "method", "") == "hierarchical"
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", je.JudgeNotIdentifiedWarning)
+        cc = je.conversation_correction(conv, judge, human, group, bayesian=bayesian,
+                                        level=level, pooled=pooled,
+                                        draws=int(getattr(mode, "mc_samples", 4000) or 4000),
+                                        seed=seed,
+                                        cluster=_task_clusters(results) if cluster == "task"
+                                        else cluster == "conversation",
+                                        backend="pymc" if pymc else "gibbs",
+                                        sampler=getattr(mode, "sampler", None))
         out = je.correct_conversations(conv, judge, human, group, task, k=settings.k,
                                        bayesian=bayesian, level=level,
                                        a=float(getattr(mode, "beta_prior_a", 1.0)),
                                        b=float(getattr(mode, "beta_prior_b", 1.0)),
-                                       pooled=pooled,
-                                       draws=int(getattr(mode, "mc_samples", 4000) or 4000),
-                                       seed=int(getattr(mode, "rng_seed", 0) or 0))
+                                       seed=seed, correction=cc)
     conf_all = je.confusion(human[both], judge[both])
     full_judged = np.ones(len(results), bool)
     np.logical_and.at(full_judged, conv, judge == 1)
@@ -346,16 +411,13 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
     if not all(r.identified for r in corrected):
         warnings.warn(je.NOT_IDENTIFIED_BAYES if bayesian else je.NOT_IDENTIFIED,
                       je.JudgeNotIdentifiedWarning, stacklevel=2)
-    comparisons = []
-    named = [(agents[g], out[g]) for g in range(len(agents)) if g in out]
-    for i, (na, ca) in enumerate(named):
-        for nb, cb in named[i + 1:]:
-            if not (ca.identified and cb.identified) and not bayesian:
-                continue
-            for q in ("share", "pass_at_k", "pass_pow_k"):
-                d = je.compare_draws(ca.draws[q], cb.draws[q], level=level, bayesian=bayesian)
-                comparisons.append(CorrectedComparison(
-                    a=na, b=nb, quantity=q, method=f"judge-corrected ({ca.method})", **d))
+    cmp_fields = _corrected_comparisons(results, agents, cc, settings.k, level, bayesian, seed)
+    icc = je.error_clustering((human[both] != judge[both]).astype(float),
+                              _task_clusters(results)[conv][both], seed=seed)
+    if icc[1] < 0.01 and icc[0] > 0.05:
+        notes.append(f"{je.CORRELATED_ERRORS} (ICC {icc[0]:.2f}, permutation p {icc[1]:.3f})")
+        warnings.warn(f"agenteval: {je.CORRELATED_ERRORS}", je.CorrelatedJudgeErrorsWarning,
+                      stacklevel=2)
     dis = [{"session_id": m.session_id, "qa_id": r.qa_id, "assistant_id": m.assistant_id,
             "score": r.score, "judge": int(v), "human": int(human[i])}
            for i, (m, _, r, v) in enumerate(rows) if both[i] and v != human[i]]
@@ -364,8 +426,9 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True) -> Calibration:
     return Calibration(k=settings.k, level=level, labels_source=lab.source, ratings=len(lab),
                        matched=matched, unmatched=unmatched, ties=ties, agreement=agreement,
                        alpha=alpha[0], alpha_low=alpha[1], alpha_high=alpha[2], raters=raters,
-                       disagreements=dis, corrected=corrected, comparisons=comparisons,
-                       notes=notes)
+                       disagreements=dis, corrected=corrected, notes=notes,
+                       diagnostics=cc.diagnostics, error_icc=icc[0], error_icc_p=icc[1],
+                       **cmp_fields)
 
 
 def _alpha(lab: Labels, rows: list[Any], judge: np.ndarray, threshold: float, level: float,

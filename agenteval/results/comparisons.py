@@ -22,6 +22,11 @@ if TYPE_CHECKING:
 
 __all__ = ["AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields"]
 
+JUDGE_ONLY = "judge-only"
+"""Comparisons that take the judge's verdicts as the truth (no human labels)."""
+JUDGE_CORRECTED = "judge-corrected"
+"""Comparisons on outcomes corrected for the judge's errors with human labels."""
+
 
 class AgentComparison(BaseModel):
     """Agent A against agent B on one quantity: paired on shared tasks, else independent."""
@@ -50,6 +55,9 @@ class AgentComparison(BaseModel):
                            "in Bayesian mode.")
     p_adjusted: float = Field(default=math.nan, description="p_value adjusted over the agent pairs "
                               "(see SuiteSummary.comparison_adjust).")
+    basis: str = Field(default=JUDGE_ONLY, description="'judge-only' (the judge's verdicts taken "
+                       "as the truth) or 'judge-corrected' (the judge's errors corrected with "
+                       "the human labels: agenteval.results.calibration).")
 
 
 class RankRow(BaseModel):
@@ -66,6 +74,8 @@ class RankRow(BaseModel):
     expected_rank: float = Field(description="Mean rank over draws (1 = best).")
     rank_low: float
     rank_high: float = Field(description="95% interval of the rank.")
+    basis: str = Field(default=JUDGE_ONLY, description="'judge-only' or 'judge-corrected' (as "
+                       "AgentComparison.basis).")
 
 
 class QualityRow(BaseModel):
@@ -86,9 +96,10 @@ class QualityRow(BaseModel):
     basis: str = Field(description="What the estimates rest on.")
 
 
-def summary_fields(table: ComparisonTable | None) -> dict[str, Any]:
+def summary_fields(table: ComparisonTable | None, *, basis: str = JUDGE_ONLY) -> dict[str, Any]:
     """The comparison and ranking fields of ``SuiteSummary`` from the results' comparison table
-    (``statistical.summarise.comparisons``; None with one agent)."""
+    (``statistical.summarise.comparisons``, or ``statistical.compare.compare_corrected`` with
+    ``basis`` 'judge-corrected'; None with one agent)."""
     if table is None:
         return {}
     comparisons = []
@@ -103,13 +114,14 @@ def summary_fields(table: ComparisonTable | None) -> dict[str, Any]:
                 difference=d.difference, difference_low=d.low, difference_high=d.high,
                 prob_a_better=d.prob_a_better, method=cmp.method, quantity=d.quantity,
                 scope=d.scope, shared_tasks=cmp.shared_tasks, p_value=d.p_value,
-                p_adjusted=d.p_adjusted))
+                p_adjusted=d.p_adjusted, basis=basis))
     ranking = []
     if table.ranking is not None:
         r = table.ranking
         ranking = [RankRow(agent=a, quantity=r.quantity, scope=r.scope, mean=float(r.mean[i]),
                            prob_best=float(r.prob_best[i]), expected_rank=float(r.expected_rank[i]),
-                           rank_low=float(r.rank_low[i]), rank_high=float(r.rank_high[i]))
+                           rank_low=float(r.rank_low[i]), rank_high=float(r.rank_high[i]),
+                           basis=basis)
                    for i, a in enumerate(r.agents)]
         methods.append(f"ranking: {r.method}")
     return {"comparisons": comparisons, "comparison_method": "\n".join(methods),

@@ -14,7 +14,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["FailureGroup", "failure_kind", "group_failures", "judged_share"]
+__all__ = ["DEFAULT_MIN_JUDGED", "FailureGroup", "JudgedCheck", "check_judged", "failure_kind",
+           "group_failures", "judged_share"]
+
+DEFAULT_MIN_JUDGED = 0.95
+"""Share of interactions that must get a verdict for a run to count as done (``--min-judged``)."""
 
 
 @dataclass(frozen=True)
@@ -86,3 +90,72 @@ def judged_share(results: Iterable[Any]) -> tuple[int, int]:
             judged += metric.total_interactions
         total += len(metric.interactions)
     return judged, total
+
+
+@dataclass(frozen=True)
+class JudgedCheck:
+    """Whether a run judged enough of its interactions to be trusted: the ``--min-judged`` policy.
+
+    The CLI exits 1 and the magic raises when :attr:`failed`; both print :meth:`warning_lines`
+    and :attr:`error` from here, so the two cannot drift apart.
+    """
+
+    judged: int
+    """Interactions with a verdict."""
+    total: int
+    """Interactions in the run."""
+    min_judged: float
+    """The share of ``total`` that had to be judged."""
+    groups: tuple[FailureGroup, ...]
+    """The unjudged interactions grouped by kind, largest first."""
+
+    @property
+    def share(self) -> float:
+        """judged / total (1.0 for a run without interactions)."""
+        return self.judged / self.total if self.total else 1.0
+
+    @property
+    def failed(self) -> bool:
+        """Nothing was judged, or less than ``min_judged`` of it."""
+        return self.judged == 0 or self.share < self.min_judged
+
+    @property
+    def error(self) -> str | None:
+        """Why the run failed, in one line (None when it did not)."""
+        if self.judged == 0:
+            return "no interaction could be judged"
+        if self.share < self.min_judged:
+            return (f"only {self.judged} of {self.total} interactions ({self.share:.1%}) were "
+                    f"judged, below --min-judged {self.min_judged:g}, so the estimates rest on "
+                    "part of the data; fix the causes listed, or pass a lower --min-judged to "
+                    "accept the run")
+        return None
+
+    def warning_lines(self) -> list[str]:
+        """How many interactions were not judged and why, by kind (empty when all were)."""
+        if not self.groups:
+            return []
+        failed = sum(g.count for g in self.groups)
+        lines = [f"{failed} of {self.total} interactions ({failed / self.total:.1%}) could not be "
+                 "judged and were left out of n and c; causes by kind:"]
+        for g in self.groups:
+            lines.append(f"  {g.count} x {g.kind}")
+            if g.example != g.kind:
+                lines.append(f"      e.g. (session {g.session_id}) {g.example}")
+        return lines
+
+
+def check_judged(results: Any, *, min_judged: float = DEFAULT_MIN_JUDGED) -> JudgedCheck:
+    """The ``--min-judged`` policy on ``results``: a rate computed from the few interactions a
+    failing judge did score is not the suite's rate, so such a run must not look like a success.
+
+    ``min_judged`` is a share in [0, 1]; 0 accepts any run that judged something.
+    """
+    from agenteval.errors import ConfigError
+
+    if isinstance(min_judged, bool) or not isinstance(min_judged, (int, float)) or not (
+            0.0 <= min_judged <= 1.0):
+        raise ConfigError(f"min_judged must be a share in [0, 1], got {min_judged!r}")
+    judged, total = judged_share(results)
+    return JudgedCheck(judged=judged, total=total, min_judged=float(min_judged),
+                       groups=tuple(group_failures(results)))

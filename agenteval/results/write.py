@@ -40,9 +40,15 @@ AGENTIC_FILES = ("conversations.csv", "interactions.csv", "summary.csv", "qualit
                  "comparisons.csv", "ranking.csv", "graders.csv", "grader_checks.csv",
                  "calibration.csv", "calibration_agreement.csv",
                  "calibration_disagreements.csv", "calibration_comparisons.csv",
-                 "summary.tex", "comparisons.tex", "posterior.nc", "report.html", RESULTS_FILE)
+                 "summary.tex", "comparisons.tex", "posterior.nc", "posterior_conversation.nc",
+                 "report.html", RESULTS_FILE)
 """Every top-level file an agentic run can write (which ones depends on the mode, the agents,
 the graders and the labels)."""
+CONVERSATION_FILE_LIMIT = 2_000
+"""Most conversations for which --out writes posterior_conversation.nc beside posterior.nc (its
+log-likelihood and replicated counts are draws x conversations: 15-30 s and 1 GB at 10,000 on a
+loaded 2-core machine);
+``results.to_netcdf(path, level="conversation")`` writes it at any size."""
 FIGURES = ("pass_posterior", "forest", "shrinkage", "prior_pull", "prior_posterior")
 """The posterior figures of the Bayesian modes, each as ``figures/<name>.<format>``."""
 FIGURE_FORMATS = ("png", "pdf", "svg")
@@ -179,10 +185,79 @@ def _write_set(out: str | Path, owns: Callable[[str], bool], known: Sequence[str
         stage.discard()
 
 
+class Streamed:
+    """JSON data ``{**head, key: list(items)}`` whose items are written one at a time."""
+
+    def __init__(self, head: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+        self.head, self.key, self.items = head, key, items
+
+
 def _write_json(path: Path, data: Any) -> None:
+    if isinstance(data, Streamed):
+        _write_json_stream(path, data.head, data.key, data.items)
+        return
     with open(path, "w", encoding="utf-8") as fh:
         json.dump(data, fh, indent=2)
         fh.write("\n")
+
+
+BLOCK = 20_000
+"""Conversations per block when a writer streams (the CSV files, results.json): what is held
+at once while writing is one block's rows, whatever the suite's size."""
+
+
+def _write_json_stream(path: Path, head: dict[str, Any], key: str, items: Iterable[Any]) -> None:
+    """``_write_json(path, {**head, key: list(items)})`` (the same text, byte for byte), with
+    the items serialised one at a time."""
+    text = json.dumps({**head, key: []}, indent=2)
+    tail = "[]\n}"
+    assert text.endswith(tail)
+    with open(path, "w", encoding="utf-8") as fh:
+        fh.write(text[:-len(tail)])
+        first = True
+        for item in items:
+            fh.write("[\n    " if first else ",\n    ")
+            fh.write(json.dumps(item, indent=2).replace("\n", "\n    "))
+            first = False
+        fh.write("[]\n}\n" if first else "\n  ]\n}\n")
+
+
+def _conversation_records(results: Any) -> Iterable[Any]:
+    from agenteval._util.jsonsafe import json_safe
+
+    for m in results:
+        yield json_safe(m.model_dump())
+
+
+def _csv_blocks(results: Any, frame: str, path: Path) -> None:
+    """One CSV file written a block of conversations at a time (``results.<frame>(start,
+    stop)``); a column whose type pandas would infer differently in a block than in the whole
+    (integers beside missing values: floats) is given its whole-column type, so the file is
+    the one a single frame writes."""
+    from agenteval._util.sanitize import csv_frame
+
+    make = getattr(results, frame)
+    size = len(results)
+    if size <= BLOCK:
+        csv_frame(make()).to_csv(path, index=False)
+        return
+    floats = _int_columns_with_gaps(results) if frame == "conversations_frame" else set()
+    with open(path, "w", encoding="utf-8", newline="") as fh:
+        for start in range(0, size, BLOCK):
+            part = make(start, start + BLOCK)
+            for name in floats & set(part.columns):
+                part[name] = part[name].astype(float)
+            csv_frame(part).to_csv(fh, index=False, header=start == 0)
+
+
+def _int_columns_with_gaps(results: Any) -> set[str]:
+    """Per-conversation integer columns with some values missing (``attempt``): pandas reads
+    them as floats in one frame."""
+    columns = getattr(results, "columns", None)
+    if columns is None or columns.held is not None:
+        return set()
+    _, none = columns.conv["attempt"]
+    return {"attempt"} if none.any() and not none.all() else set()
 
 
 def _write_text(text: str, path: Path) -> None:
@@ -202,7 +277,9 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
     """Write what ``agenteval run --out OUT`` writes: conversations.csv, interactions.csv,
     summary.csv, quality.csv, summary.tex (with several agents also comparisons.csv, ranking.csv
     and comparisons.tex; with graders graders.csv and grader_checks.csv), results.json,
-    report.html and, in the Bayesian modes, posterior.nc and the figures in ``figures/``
+    report.html and, in the Bayesian modes, posterior.nc (ArviZ data of the default fit level:
+    tasks where there are task_ids), posterior_conversation.nc (the conversation level, up to
+    ``CONVERSATION_FILE_LIMIT`` conversations) and the figures in ``figures/``
     (``figures``: their formats, any of png, pdf, svg; the report embeds the PNG ones).
     Returns the files written.
 
@@ -211,8 +288,7 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
     unchanged, else the report shows the verdicts only. ``max_conversations`` caps the report's
     drill-down (default 500).
     """
-    from agenteval.present.report import (DEFAULT_MAX_CONVERSATIONS, datasets_from_manifest,
-                                          write_report)
+    from agenteval.present.report import DEFAULT_MAX_CONVERSATIONS, write_report
 
     cap = DEFAULT_MAX_CONVERSATIONS if max_conversations is None else max_conversations
     formats = tuple(dict.fromkeys(f.lower().lstrip(".") for f in figures))
@@ -221,11 +297,11 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         raise ConfigError(f"figure format {unknown[0]!r}: use any of {', '.join(FIGURE_FORMATS)}")
     summary = results.summary()
     if datasets is None:
-        datasets = datasets_from_manifest(results)
+        datasets = _report_datasets(results, cap)
 
     def build(stage: Staging, previous: set[str]) -> None:
-        _csv(results.to_dataframe(), stage.path("conversations.csv"), index=False)
-        _csv(results.interactions_dataframe(), stage.path("interactions.csv"), index=False)
+        _csv_blocks(results, "conversations_frame", stage.path("conversations.csv"))
+        _csv_blocks(results, "interactions_frame", stage.path("interactions.csv"))
         _csv(summary.to_dataframe(), stage.path("summary.csv"))
         _csv(results.quality(), stage.path("quality.csv"), index=False)
         if summary.comparisons:
@@ -241,12 +317,40 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         write_report(results, stage.path("report.html"), datasets=datasets,
                      figures=_report_figures(stage, previous), lists_dir=stage.root,
                      max_conversations=cap)
-        data = results.to_json()
         path = stage.path(RESULTS_FILE)
-        data["manifest"]["outputs"] = sorted(stage.names)
-        _write_json(path, data)
+        if hasattr(results, "json_head"):
+            head = results.json_head()
+            head["manifest"]["outputs"] = sorted(stage.names)
+            _write_json(path, Streamed(head, "conversations", _conversation_records(results)))
+        else:
+            data = results.to_json()
+            data["manifest"]["outputs"] = sorted(stage.names)
+            _write_json(path, data)
 
     return _write_set(out, _owns_agentic, AGENTIC_FILES, RESULTS_FILE, build)
+
+
+def _report_datasets(results: Any, cap: int | None) -> Any:
+    """The conversations the report drills down into, read again from the data file the
+    manifest names (``present.report.datasets_from_manifest``); from a JSONL file only those
+    the report shows are kept (a block at a time: a big suite is never held whole)."""
+    from agenteval.core.retriever import iter_dataset_blocks, streams
+    from agenteval.present.report import datasets_from_manifest, drill_down_order
+    from agenteval.results.manifest import describe_source
+
+    data = (getattr(results, "provenance", {}) or {}).get("data") or {}
+    path = next((p for p in (data.get("path"), data.get("resolved")) if p and Path(p).is_file()),
+                None)
+    if path is None or not streams(path) or cap is None or cap >= len(results):
+        return datasets_from_manifest(results)
+    try:
+        if describe_source(path).get("sha256") != data.get("sha256"):
+            return None
+        wanted = {results.session_ids[i] for i in drill_down_order(results)[:cap]}
+        return [ds for block in iter_dataset_blocks(path) for ds in block
+                if ds.session_id in wanted]
+    except (OSError, ValueError):
+        return None
 
 
 def _report_figures(stage: Staging, previous: set[str]) -> list[Path]:
@@ -290,10 +394,16 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
 
     from agenteval import plots
     from agenteval._util.netcdf import write_draws
+    from agenteval.results.inference_data import inference_layout, levels
 
-    draws = results.posterior_draws()
-    write_netcdf(lambda target: write_draws(draws, target), stage.path("posterior.nc"),
-                 name=stage.out / "posterior.nc")
+    shown = levels(results)   # posterior.nc: the default level (task where there are task_ids)
+    if len(results) > CONVERSATION_FILE_LIMIT:   # the conversation level only where it is quick
+        shown = shown[:1]
+    for level in shown:
+        layout = inference_layout(results, level=level)
+        name = "posterior.nc" if level == shown[0] else f"posterior_{level}.nc"
+        write_netcdf(lambda target, layout=layout: write_draws(layout, target),
+                     stage.path(name), name=stage.out / name)
     rows = results.summary().rows
     if not any(r.complete for r in rows):
         return

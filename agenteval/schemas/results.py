@@ -180,6 +180,26 @@ class InteractionResult(BaseModel):
         "None when the run had none."
     )
 
+    def __repr__(self) -> str:
+        """One line: the verdict and its cause, not the judge's whole reasoning."""
+        why = self.judge_error or self.reasoning
+        why = why if len(why) <= 60 else why[:57] + "..."
+        score = "None" if self.score is None else f"{self.score:.3f}"
+        return (f"InteractionResult(qa_id={self.qa_id!r}, {_MARK[self.is_correct]}, score={score}"
+                f", source={self.source}" + (f", why={why!r}" if why else "") + ")")
+
+
+_MARK = {True: "ok", False: "wrong", None: "not judged"}
+
+
+def _interval(value: float, low: float | None, high: float | None) -> str:
+    """'0.500 [0.100, 0.900]' (present.text.format_interval, which this layer cannot import)."""
+    if value is None or value != value:
+        return "n/a"
+    if low is None or high is None or low != low or high != high:
+        return f"{value:.3f}"
+    return f"{value:.3f} [{low:.3f}, {high:.3f}]"
+
 
 class AgenticMetric(BaseModel):
     """Per-conversation result (compat with Fair Forge's ``AgenticMetric``)."""
@@ -222,3 +242,19 @@ class AgenticMetric(BaseModel):
     pass_pow_k_unbiased: float = Field(description="C(c,k)/C(n,k) (tau-bench); NaN when k > n.")
     judge_errors: int = Field(default=0, description="Interactions the judge failed to score.")
     interactions: list[InteractionResult] = Field(default_factory=list, description="Per-interaction detail.")
+
+    def __repr__(self) -> str:
+        """Three lines with the key numbers (``model_dump()`` has every field)."""
+        where = f"agent {self.assistant_id!r}" + (f", task {self.task_id!r}" if self.task_id else "")
+        where += f", attempt {self.attempt}" if self.attempt is not None else ""
+        full = {True: "yes", False: "no", None: "unknown"}[self.is_fully_correct]
+        errors = f", {self.judge_errors} not judged" if self.judge_errors else ""
+        marks = " ".join(f"{r.qa_id}:{_MARK[r.is_correct]}" for r in self.interactions[:12])
+        more = f" ... ({len(self.interactions)} in all)" if len(self.interactions) > 12 else ""
+        k = self.k
+        return (f"AgenticMetric(session {self.session_id!r}, {where}): c/n = "
+                f"{self.correct_interactions}/{self.total_interactions} correct{errors}, fully "
+                f"correct: {full}, source: {self.source}\n"
+                f"  pass@{k} {_interval(self.pass_at_k, self.pass_at_k_ci_low, self.pass_at_k_ci_high)}"
+                f"  pass^{k} {_interval(self.pass_pow_k, self.pass_pow_k_ci_low, self.pass_pow_k_ci_high)}\n"
+                f"  interactions {marks}{more}  (.interactions: verdicts; .model_dump(): all)")

@@ -6,11 +6,14 @@ per task ``p_task``, per agent the ``share`` of fully correct conversations (on 
 row's basis: complete cases, or post-stratified by length), ``task_pass_at_k`` /
 ``task_pass_pow_k`` (the suite's tasks), ``new_task_pass_at_k`` / ``new_task_pass_pow_k`` (a
 new task: the summary's one estimator, :func:`agenteval.statistical.new_task.new_task_draws`),
+each also for the whole suite (``share_all``, ``task_pass_at_k_all``, ...: the summary's
+"all" row, no dims),
 and in the hierarchical methods ``mu`` / ``kappa`` (of tasks) and
 ``mu_conversation`` / ``kappa_conversation``; the prior; the observed counts. Conjugate draws
 are seeded from the mode's ``rng_seed`` (four streams spawned from it); hierarchical ones
-follow the fit. The results compute this once and hold it; ``to_inference_data``, the NetCDF
-writer and every posterior figure read it.
+follow the fit. The results compute this once and hold it; every posterior figure reads it, and
+:mod:`agenteval.statistical.idata_layout` arranges it for ArviZ (``to_inference_data`` and the
+NetCDF files).
 """
 
 from __future__ import annotations
@@ -127,6 +130,10 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
         share[:, g] = share_draws(counts, counts.agent == g, mode, draws=total, seed=base + g)
     posterior["share"] = shaped(share)
     dims["share"] = ["agent"]
+    # the suite ("all") row: every conversation, on its row's basis
+    posterior["share_all"] = shaped(share_draws(counts, np.ones(counts.size, dtype=bool), mode,
+                                                draws=total, seed=base + len(names)))
+    dims["share_all"] = []
     ids = conversation_ids if conversation_ids is not None else [str(i) for i in range(counts.size)]
     coords: dict[str, Any] = {"conversation": list(ids), "agent": names}
     observed = {"n_conversation": n, "c_conversation": c,
@@ -144,6 +151,10 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
         for key, v in _group_power_draws(p_task, tasks.agent, len(names), k).items():
             posterior[f"task_{key}"] = shaped(v)
             dims[f"task_{key}"] = ["agent"]
+        every = np.zeros(tasks.size, dtype=np.int64)
+        for key, v in _group_power_draws(p_task, every, 1, k).items():
+            posterior[f"task_{key}_all"] = shaped(v[:, 0])
+            dims[f"task_{key}_all"] = []
         if task_fit is not None:
             mu, kappa = task_fit.flat
             order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]
@@ -159,6 +170,10 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
             nd = new_task_draws(tasks.n[sel], tasks.c[sel], k, draws=total, seed=new_seed + g)
             for key, v in nd.items():
                 posterior[f"new_task_{key}"][:, g] = v
+        for key, v in new_task_draws(tasks.n, tasks.c, k, draws=total,
+                                     seed=new_seed + len(names)).items():
+            posterior[f"new_task_{key}_all"] = shaped(v)
+            dims[f"new_task_{key}_all"] = []
         for key in ("pass_at_k", "pass_pow_k"):
             posterior[f"new_task_{key}"] = shaped(posterior[f"new_task_{key}"])
         dims["new_task_pass_pow_k"] = dims["new_task_pass_at_k"] = ["agent"]

@@ -360,8 +360,13 @@ def import_pymc() -> Any:
 
 def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPrior(),
              sampler: SamplerSettings = SamplerSettings(), share_across_agents: bool = False,
-             seed: int | None = 42, group_names: list[str] | None = None) -> HierarchicalFit:
+             seed: int | None = 42, group_names: list[str] | None = None,
+             progress: bool | None = False) -> HierarchicalFit:
     """Sample the marginal model with NUTS; check r_hat, ESS and divergences.
+
+    ``progress``: a bar over chains x (tune + draws) with the stage (importing PyMC, compiling,
+    tuning or sampling which chain); None shows it once the fit takes more than a second
+    (:mod:`agenteval._util.progress`), False never.
 
     The likelihood is one ``pm.Potential``: sum over distinct (group, n, c) triples of
     count x log BetaBinomial(c | n, mu_g kappa_g, (1 - mu_g) kappa_g). Raises a
@@ -369,6 +374,8 @@ def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPri
     transition diverged; the numbers are in ``fit.diagnostics``.
     """
     (g, n_j, c_j, w), inverse, n_groups = _check_inputs(n, c, groups)
+    bar = _sampling_bar(inverse.size, n_groups, sampler, progress)
+    bar.stage("importing PyMC", slow="pymc" not in sys.modules)
     pm = import_pymc()
     import pytensor.tensor as pt
     from scipy.special import gammaln
@@ -399,6 +406,7 @@ def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPri
         terms = log_choose + betaln(c_j + a, n_j - c_j + b) - betaln(a, b)
         pm.Potential("log_likelihood", pt.sum(w * terms))
         name = sampler.resolved_sampler()
+        bar.stage("compiling the model")
         pymc_log = logging.getLogger("pymc")
         level = pymc_log.level
         pymc_log.setLevel(logging.ERROR)
@@ -408,10 +416,13 @@ def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPri
                 warnings.filterwarnings("ignore", category=UserWarning, module="pymc")
                 idata = pm.sample(draws=sampler.draws, tune=sampler.tune, chains=sampler.chains,
                                   cores=sampler.cores, target_accept=sampler.target_accept,
-                                  random_seed=seed, nuts_sampler=name, progressbar=False,
+                                  random_seed=seed, nuts_sampler=name,
+                                  progressbar=name != "pymc" and progress is not False,
+                                  callback=_draw_counter(bar, sampler) if name == "pymc" else None,
                                   compute_convergence_checks=False, model=model)
         finally:
             pymc_log.setLevel(level)
+            bar.close()
     seconds = time.perf_counter() - t0
     post = idata.posterior
     mu_draws = np.asarray(post["mu"].values, dtype=float)
@@ -427,6 +438,34 @@ def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPri
                       + "; ".join(problems) + " (more draws/tune, or a higher target_accept)",
                       ConvergenceWarning, stacklevel=2)
     return fit
+
+
+def _sampling_bar(units: int, groups: int, sampler: SamplerSettings, progress: bool | None) -> Any:
+    from agenteval._util.progress import Progress
+
+    return Progress(sampler.chains * (sampler.tune + sampler.draws),
+                    f"NUTS fit ({units} units, {groups} group{'s' * (groups != 1)}): "
+                    f"{sampler.chains} chains x {sampler.draws} draws + {sampler.tune} tune",
+                    enabled=progress, unit="draw")
+
+
+def _draw_counter(bar: Any, sampler: SamplerSettings) -> Any:
+    """PyMC's ``callback``: one tick per draw, and the stage when chain or phase changes (the
+    PyMC sampler calls it for every chain, also with cores > 1)."""
+    seen: set[tuple[int, bool]] = set()
+
+    def callback(trace: Any = None, draw: Any = None) -> None:
+        if draw is not None:
+            stage = (int(draw.chain), bool(draw.tuning))
+            if not seen:
+                bar.restart()   # the rate and time left of sampling, not of compiling
+            if stage not in seen:
+                seen.add(stage)
+                bar.stage(f"{'tuning' if stage[1] else 'sampling'} chain {stage[0] + 1} of "
+                          f"{sampler.chains}")
+        bar.update()
+
+    return callback
 
 
 def _diagnostics(idata: Any, sampler: SamplerSettings, name: str, seconds: float) -> dict[str, Any]:

@@ -20,8 +20,20 @@ by things the data shows (verdict, agent, task, length), never by their truth.
   Gibbs sampler; :func:`corrected_suite` turns parameter draws into conversation-level shares,
   pass@k and pass^k, where a conversation is correct only if every interaction is, so the
   judge's errors compound with length exactly (a product per conversation).
-* :func:`cohen_kappa`, :func:`krippendorff_alpha`: agreement, with intervals.
+* :func:`conversation_correction`: per draw, each conversation's probability of being truly
+  fully correct (Gibbs, PyMC NUTS in :mod:`agenteval.statistical.judge_error_pymc`, or the
+  Rogan-Gladen bootstrap, optionally resampling whole conversations or tasks); the comparisons
+  and the ranking of agents on those draws are
+  :func:`agenteval.statistical.compare.compare_corrected`.
+* :func:`cohen_kappa`, :func:`krippendorff_alpha`: agreement, with intervals;
+  :func:`error_clustering`: whether the judge's errors cluster within tasks.
 * :func:`plan_labels`: which strata to label next, the expected width after.
+
+Correlated errors (benchmarks/bench_judge_error.py): a judge that fails whole tasks whatever
+their truth leaves coverage at nominal (the labels carry the failure); one that fails exactly
+the hard tasks breaks the independence the compounding rests on, and coverage slips to
+0.80-0.90 as labels grow. The cluster bootstrap widens the intervals a little, it cannot remove
+that bias; :data:`CORRELATED_ERRORS` says so where the labels show clustered errors.
 
 Intervals are two-sided at ``level``; undefined values are ``nan`` with a warning, never 0.
 """
@@ -59,9 +71,15 @@ __all__ = [
     "CorrectedSuite",
     "corrected_suite",
     "correct_conversations",
+    "ConversationCorrection",
+    "conversation_correction",
+    "elementary_symmetric",
     "compare_draws",
     "LabelPlan",
     "plan_labels",
+    "CORRELATED_ERRORS",
+    "CorrelatedJudgeErrorsWarning",
+    "error_clustering",
 ]
 
 NOT_IDENTIFIED = ("this judge barely tells right from wrong (sensitivity + specificity - 1 is not "
@@ -77,6 +95,20 @@ NOT_IDENTIFIED_BAYES = ("this judge barely tells right from wrong (sensitivity +
 
 class JudgeNotIdentifiedWarning(UserWarning):
     """The labels cannot tell the judge from a coin: corrected values are not identified."""
+
+
+class CorrelatedJudgeErrorsWarning(UserWarning):
+    """The judge's disagreements with the labels cluster within tasks: the correction's
+    independence assumption is doubtful (see :data:`CORRELATED_ERRORS`)."""
+
+
+CORRELATED_ERRORS = ("the judge's errors cluster within tasks (its disagreements with the labels "
+                     "are correlated within a task): the correction assumes independent errors "
+                     "given the truth, so its intervals may be too narrow and, for conversation "
+                     "values, biased when the judge fails exactly the hard tasks (benchmark: "
+                     "coverage 0.80-0.90 instead of 0.95); resample whole tasks with "
+                     "calibrate(..., cluster='task') and label more items per task")
+"""The note (and warning) when :func:`error_clustering` finds the errors clustered."""
 
 
 # --------------------------------------------------------------------------- validation
@@ -293,6 +325,47 @@ def krippendorff_alpha(ratings: Any, *, level: float = 0.95, n_boot: int = 2000,
     boot = alpha(counts[idx], m_u[idx])
     lo, hi = np.nanquantile(boot, [(1 - level) / 2, (1 + level) / 2])
     return point, float(lo), float(hi)
+
+
+def error_clustering(disagree: Any, cluster: Any, *, permutations: int = 999,
+                     seed: int = 0) -> tuple[float, float]:
+    """How much the judge's errors cluster: (ICC, permutation p-value).
+
+    ``disagree`` (N,) 0/1, judge != human on the labelled items; ``cluster`` (N,) each item's
+    cluster (task, conversation). ICC is the one-way ANOVA estimator (MSB - MSW) / (MSB + (n0 -
+    1) MSW), n0 = (N - sum n_i^2 / N) / (K - 1) (Donner 1986, Int. Stat. Rev. 54:67); the
+    p-value shuffles the disagreements over the items (seeded), (1 + #{ICC* >= ICC}) / (1 + B).
+    (nan, nan) when no cluster has two items or every item agrees alike.
+    """
+    d = _binary("disagree", disagree)
+    keys = np.asarray(cluster)
+    if keys.shape != d.shape:
+        raise ConfigError(f"cluster must have one key per item, got {keys.shape} for {d.shape}")
+    _, c = np.unique(keys, return_inverse=True)
+    c = c.ravel()
+    n_i = np.bincount(c).astype(float)
+    big_n, k = float(d.size), n_i.size
+    if d.size == 0 or n_i.max() < 2 or k < 2 or d.min() == d.max():
+        return math.nan, math.nan
+    n0 = (big_n - np.sum(n_i ** 2) / big_n) / (k - 1)
+    onehot = np.zeros((d.size, k))
+    onehot[np.arange(d.size), c] = 1.0
+
+    def icc(x: np.ndarray) -> np.ndarray:          # x: (..., N)
+        sums = x @ onehot
+        mean = x.mean(-1, keepdims=True)
+        ssb = np.sum(sums ** 2 / n_i, -1) - big_n * mean[..., 0] ** 2
+        ssw = np.sum(x * x, -1) - np.sum(sums ** 2 / n_i, -1)
+        msb, msw = ssb / (k - 1), ssw / max(big_n - k, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (msb - msw) / (msb + (n0 - 1) * msw)
+
+    obs = float(icc(d[None])[0])
+    rng = np.random.default_rng(seed)
+    perm = rng.permuted(np.broadcast_to(d, (int(permutations), d.size)), axis=1)
+    null = icc(perm)
+    p = (1 + float(np.sum(null >= obs - 1e-12))) / (1 + int(permutations))
+    return obs, p
 
 
 # --------------------------------------------------------------------------- Rogan-Gladen
@@ -573,8 +646,9 @@ def conversation_truth_probability(ppv: np.ndarray, fom: np.ndarray, theta: np.n
     return p
 
 
-def _esp(p: np.ndarray, k: int) -> np.ndarray:
-    """Elementary symmetric polynomial e_k over the last axis (NaN-padded entries skipped)."""
+def elementary_symmetric(p: np.ndarray, k: int) -> np.ndarray:
+    """Elementary symmetric polynomial e_k over the last axis (NaN-padded entries skipped):
+    e_k(p) / C(n, k) is the expectation of C(c, k) / C(n, k) for independent Bernoulli(p_i)."""
     e = np.zeros(p.shape[:-1] + (k + 1,))
     e[..., 0] = 1.0
     for j in range(p.shape[-1]):
@@ -583,6 +657,9 @@ def _esp(p: np.ndarray, k: int) -> np.ndarray:
         upd = e[..., 1:] + pj * e[..., :-1]
         e[..., 1:] = np.where(live, upd, e[..., 1:])
     return e[..., k]
+
+
+_esp = elementary_symmetric
 
 
 @dataclass(frozen=True)
@@ -751,29 +828,54 @@ def _log_comb(n: np.ndarray, k: int) -> np.ndarray:
     return np.where(n >= k, out, -np.inf)
 
 
-def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any, task: Any, *,
-                          k: int, bayesian: bool, level: float = 0.95, a: float = 1.0,
-                          b: float = 1.0, pooled: bool = True, draws: int = 4000,
-                          seed: int = 0) -> dict[int, CorrectedSuite]:
-    """Corrected share, pass@k and pass^k for every group (key g) and for all (key -1).
+@dataclass(frozen=True)
+class ConversationCorrection:
+    """Per draw of the correction's parameters, every conversation's P(truly fully correct)."""
 
-    Per interaction: ``conversation`` (index into the conversations), ``judge`` (0/1, NaN where
-    the judge failed), ``human`` (0/1, NaN where unlabelled); per conversation: ``group`` (agent
-    index) and ``task`` (task index, shared by the attempts of one task). Bayesian: posterior
-    draws of :func:`latent_truth_draws` (Beta(1, 1) priors), the share's prior Beta(a, b).
-    Frequentist: a parametric bootstrap over both samples (the labelled 2x2 table and each
-    group's judged rate) of the Rogan-Gladen parameters, theta_g = (q_g + sp - 1) / D clipped to
-    [0, 1]; the estimate is exact at the plug-in parameters. Where the pooled correction is not
-    identified (Fieller, see :func:`rogan_gladen`) the frequentist interval is the bounds the
-    labels allow (unlabelled interactions all wrong / all right) and the estimate nan; the
-    Bayesian posterior stays (it is proper) with the same warning in ``note``.
+    prob: np.ndarray
+    """(draws, C): posterior draws (Bayesian) or bootstrap replicates (frequentist)."""
+    point: np.ndarray | None
+    """(C,) at the plug-in parameters (frequentist, identified), else None."""
+    theta: np.ndarray
+    """(draws, groups) per-interaction success rate of each group."""
+    identified: bool
+    method: str
+    low: np.ndarray
+    """(C,) the conversation's truth if every unlabelled interaction is wrong (the bounds)."""
+    high: np.ndarray
+    """(C,) ... if every unlabelled interaction is right."""
+    interactions: np.ndarray
+    """(groups,) interactions per group (weights of the 'all' rate)."""
+    diagnostics: dict[str, Any] = field(default_factory=dict)
+    """The PyMC sampler's diagnostics (backend 'pymc'), else empty."""
+
+
+def conversation_correction(conversation: Any, judge: Any, human: Any, group: Any, *,
+                            bayesian: bool, level: float = 0.95, pooled: bool = True,
+                            draws: int = 4000, seed: int = 0, cluster: Any = False,
+                            backend: str = "gibbs", sampler: Any = None
+                            ) -> ConversationCorrection:
+    """The judge-corrected probability that each conversation is truly fully correct, per draw.
+
+    Inputs as :func:`correct_conversations`. Bayesian: posterior draws of the latent-truth model,
+    ``backend`` 'gibbs' (:func:`latent_truth_draws`) or 'pymc' (the same model in PyMC NUTS with
+    every truth marginalised, :func:`agenteval.statistical.judge_error_pymc.latent_truth_pymc`,
+    ``sampler`` its :class:`~agenteval.statistical.hierarchical.SamplerSettings`). Frequentist:
+    a parametric bootstrap of (se, sp, q_g) from the labelled table and each group's judged
+    rate, or with ``cluster`` a bootstrap that resamples clusters of conversations with all their
+    items, labelled and judged (``True``: each conversation its own cluster; else one cluster key
+    per conversation, e.g. the task index), so judge errors correlated within a conversation or
+    task widen the interval instead of being taken for independent evidence (they do not remove
+    the bias such errors put into the compounding; see the benchmark). Each draw's conversation
+    probability is the exact product of :func:`conversation_truth_probability`.
     """
+    if backend not in ("gibbs", "pymc"):
+        raise ConfigError(f"backend must be 'gibbs' or 'pymc', got {backend!r}")
     conv = np.asarray(conversation, np.int64)
     j = _binary("judge", judge, allow_nan=True)
     h = _binary("human", human, allow_nan=True)
-    grp, tsk = np.asarray(group, np.int64), np.asarray(task, np.int64)
+    grp = np.asarray(group, np.int64)
     _same_length(conversation=conv, judge=j, human=h)
-    _same_length(group=grp, task=tsk)
     if conv.size and (conv.min() < 0 or conv.max() >= grp.size):
         raise ConfigError("conversation indices must point into group/task")
     n_g = int(grp.max()) + 1 if grp.size else 0
@@ -781,9 +883,8 @@ def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any,
     lab, judged = ~np.isnan(h), ~np.isnan(j)
     both, unl = lab & judged, ~lab & judged
 
-    def per_group(mask: np.ndarray, weights: np.ndarray | None = None) -> np.ndarray:
-        return np.bincount(ig[mask], weights=None if weights is None else weights[mask],
-                           minlength=n_g)
+    def per_group(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(ig[mask], minlength=n_g)
 
     tp = per_group(both & (h == 1) & (j == 1))
     fn = per_group(both & (h == 1) & (j == 0))
@@ -806,49 +907,83 @@ def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any,
     rng = np.random.default_rng(seed)
     seeds = rng.integers(0, 2**63 - 1, size=3)
     point = None
+    diagnostics: dict[str, Any] = {}
     if bayesian:
-        post = latent_truth_draws(np.stack([tp, fn, fp, tn], 1), np.stack([u1, u0], 1),
-                                  pooled=pooled, draws=draws, seed=int(seeds[0]))
+        counts_l, counts_u = np.stack([tp, fn, fp, tn], 1), np.stack([u1, u0], 1)
+        if backend == "pymc":
+            from agenteval.statistical.judge_error_pymc import latent_truth_pymc
+
+            fields, diagnostics = latent_truth_pymc(counts_l, counts_u, pooled=pooled,
+                                                    sampler=sampler, seed=int(seeds[0]))
+            post = LatentTruthDraws(**fields)
+        else:
+            post = latent_truth_draws(counts_l, counts_u, pooled=pooled, draws=draws,
+                                      seed=int(seeds[0]))
         se, sp, th = post.se, post.sp, post.theta
         method = post.method
         d_lo = float(np.quantile(se[:, 0] + sp[:, 0] - 1, (1 - level) / 2))
         identified = d_lo > 0
     else:
-        pos, neg = conf.tp + conf.fn, conf.tn + conf.fp
+        # one (se, sp) for every group (pooled), else each group's own from its labels
+        pos_g = (tp + fn).sum(keepdims=True) if pooled else tp + fn
+        neg_g = (tn + fp).sum(keepdims=True) if pooled else tn + fp
+        tp_g = tp.sum(keepdims=True) if pooled else tp
+        tn_g = tn.sum(keepdims=True) if pooled else tn
         identified = rg.identified
+        if not pooled:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", JudgeNotIdentifiedWarning)
+                identified = all(rogan_gladen(int(u1[g]), int(u1[g] + u0[g]),
+                                              Confusion(int(tp[g]), int(fn[g]), int(fp[g]),
+                                                        int(tn[g])), level=level,
+                                              warn=False).identified
+                                 for g in range(n_g) if u1[g] + u0[g] > 0)
         b_rng = np.random.default_rng(seeds[1])
-        if pos and neg:
-            se_hat, sp_hat = conf.tp / pos, conf.tn / neg
-            se = b_rng.binomial(pos, se_hat, size=(draws, 1)) / pos
-            sp = b_rng.binomial(neg, sp_hat, size=(draws, 1)) / neg
-        else:
-            se_hat = sp_hat = math.nan
-            se = sp = np.full((draws, 1), np.nan)
         nu = u1 + u0
         q_hat = np.divide(u1, nu, out=np.full(n_g, np.nan), where=nu > 0)
-        q = b_rng.binomial(nu.astype(np.int64), np.nan_to_num(q_hat), size=(draws, n_g))
-        q = q / np.where(nu > 0, nu, 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            se_hat = np.where(pos_g > 0, tp_g / np.maximum(pos_g, 1), np.nan)
+            sp_hat = np.where(neg_g > 0, tn_g / np.maximum(neg_g, 1), np.nan)
+        clusters = _cluster_keys(cluster, grp.size)
+        if clusters is not None:
+            se, sp, q, nu_b = _cluster_bootstrap(conv, j, h, both, unl, clusters, grp, n_g,
+                                                 draws, b_rng, pooled=pooled)
+        else:
+            ok = (pos_g > 0) & (neg_g > 0)
+            size = (draws, pos_g.size)
+            se = b_rng.binomial(pos_g, np.nan_to_num(se_hat), size=size) / np.maximum(pos_g, 1)
+            sp = b_rng.binomial(neg_g, np.nan_to_num(sp_hat), size=size) / np.maximum(neg_g, 1)
+            se, sp = np.where(ok, se, np.nan), np.where(ok, sp, np.nan)
+            q = b_rng.binomial(nu.astype(np.int64), np.nan_to_num(q_hat), size=(draws, n_g))
+            q = q / np.where(nu > 0, nu, 1)
+            nu_b = np.broadcast_to(nu, (draws, n_g))
 
-        def theta_of(q_: np.ndarray, se_: np.ndarray, sp_: np.ndarray) -> np.ndarray:
+        def theta_of(q_: np.ndarray, se_: np.ndarray, sp_: np.ndarray,
+                     nu_: np.ndarray) -> np.ndarray:
             with np.errstate(invalid="ignore", divide="ignore"):
                 t_ = (q_ + sp_ - 1) / (se_ + sp_ - 1)
             t_ = np.where(se_ + sp_ - 1 > 1e-9, np.clip(t_, 0, 1), np.nan)
-            return np.where(nu > 0, t_, np.nan)
+            return np.where(nu_ > 0, t_, np.nan)
 
-        th = theta_of(q, se, sp)
+        th = theta_of(q, se, sp, nu_b)
         se, sp = np.broadcast_to(se, th.shape), np.broadcast_to(sp, th.shape)
         keep = ~np.isnan(th[:, nu > 0]).any(1) if n_g else np.ones(draws, bool)
         # a group with no judged unlabelled item: its theta never enters a product; use 1/2
         th = np.where(nu[None] > 0, th, 0.5)
         se, sp, th = se[keep], sp[keep], th[keep]
-        method = ("Rogan-Gladen, parametric bootstrap over the labelled table and the judged "
-                  "rates")
-        if identified and math.isfinite(se_hat):
-            th0 = theta_of(q_hat[None], np.array([[se_hat]]), np.array([[sp_hat]]))
+        method = ("Rogan-Gladen, " + ("cluster bootstrap (" + ("conversations" if cluster is True
+                                                               else "clusters of conversations")
+                                      + " resampled, labelled and judged items alike)"
+                                      if clusters is not None else
+                                      "parametric bootstrap over the labelled table and the "
+                                      "judged rates")
+                  + ("" if pooled else "; se/sp per group"))
+        live = nu > 0
+        if identified and np.isfinite(np.broadcast_to(se_hat, (n_g,))[live]).all():
+            th0 = theta_of(q_hat[None], se_hat[None], sp_hat[None], nu[None])
             th0 = np.where(nu[None] > 0, th0, 0.5)
-            se0 = np.full_like(th0, se_hat)
-            sp0 = np.full_like(th0, sp_hat)
-            d0 = LatentTruthDraws(se0, sp0, th0, "")
+            d0 = LatentTruthDraws(np.broadcast_to(se_hat[None], th0.shape),
+                                  np.broadcast_to(sp_hat[None], th0.shape), th0, "")
             point = conversation_truth_probability(d0.ppv(), d0.false_omission(), th0, grp, m1,
                                                    m0, mu, lwrong)[0]
     if se.shape[0] == 0:                                 # every bootstrap draw degenerate
@@ -859,22 +994,114 @@ def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any,
         prob = conversation_truth_probability(np.nan_to_num(d.ppv(), nan=0.5),
                                               np.nan_to_num(d.false_omission(), nan=0.5),
                                               th, grp, m1, m0, mu, lwrong)
-    n_int = np.bincount(ig, minlength=n_g).astype(float)
+    return ConversationCorrection(prob=prob, point=point, theta=th, identified=identified,
+                                  method=method, low=low_b, high=high_b,
+                                  interactions=np.bincount(ig, minlength=n_g).astype(float),
+                                  diagnostics=diagnostics)
+
+
+def _cluster_keys(cluster: Any, c_n: int) -> np.ndarray | None:
+    """None (no clustering), or a cluster index per conversation."""
+    if cluster is False or cluster is None:
+        return None
+    if cluster is True:
+        return np.arange(c_n)
+    keys = np.asarray(cluster)
+    if keys.shape != (c_n,):
+        raise ConfigError(f"cluster must be True or one key per conversation ({c_n}), got shape "
+                          f"{keys.shape}")
+    return np.unique(keys, return_inverse=True)[1].ravel()
+
+
+def _cluster_bootstrap(conv: np.ndarray, j: np.ndarray, h: np.ndarray, both: np.ndarray,
+                       unl: np.ndarray, clusters: np.ndarray, grp: np.ndarray, n_g: int,
+                       draws: int,
+                       rng: np.random.Generator, *, pooled: bool = True
+                       ) -> tuple[np.ndarray, ...]:
+    """(se, sp, q, n_unlabelled) per draw with clusters of conversations resampled (Davison &
+    Hinkley 1997, s. 3.8), so the items of one cluster move together in se/sp and every q_g.
+    Each cluster gets a Poisson(1) weight (the Poisson bootstrap, vectorised over draws)."""
+    c_n = grp.size
+
+    def per_conv(mask: np.ndarray) -> np.ndarray:
+        return np.bincount(conv[mask], minlength=c_n).astype(float)
+
+    tp_c = per_conv(both & (h == 1) & (j == 1))
+    pos_c = per_conv(both & (h == 1))
+    tn_c = per_conv(both & (h == 0) & (j == 0))
+    neg_c = per_conv(both & (h == 0))
+    u1_c = per_conv(unl & (j == 1))
+    nu_c = per_conv(unl)
+    width = 1 if pooled else n_g
+    se = np.empty((draws, width))
+    sp = np.empty((draws, width))
+    q = np.empty((draws, n_g))
+    nu = np.empty((draws, n_g))
+    onehot = np.zeros((c_n, max(n_g, 1)))
+    onehot[np.arange(c_n), grp] = 1.0
+    chunk = max(1, 4_000_000 // max(c_n, 1))
+    for s in range(0, draws, chunk):
+        w = rng.poisson(1.0, size=(min(chunk, draws - s), int(clusters.max()) + 1))
+        w = w[:, clusters].astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            if pooled:
+                se[s:s + w.shape[0], 0] = (w @ tp_c) / (w @ pos_c)
+                sp[s:s + w.shape[0], 0] = (w @ tn_c) / (w @ neg_c)
+            else:
+                se[s:s + w.shape[0]] = ((w * tp_c) @ onehot) / ((w * pos_c) @ onehot)
+                sp[s:s + w.shape[0]] = ((w * tn_c) @ onehot) / ((w * neg_c) @ onehot)
+            n_u = (w * nu_c) @ onehot
+            q[s:s + w.shape[0]] = ((w * u1_c) @ onehot) / n_u
+        nu[s:s + w.shape[0]] = n_u
+    return se, sp, np.nan_to_num(q), nu
+
+
+def correct_conversations(conversation: Any, judge: Any, human: Any, group: Any, task: Any, *,
+                          k: int, bayesian: bool, level: float = 0.95, a: float = 1.0,
+                          b: float = 1.0, pooled: bool = True, draws: int = 4000,
+                          seed: int = 0, cluster: Any = False, backend: str = "gibbs",
+                          sampler: Any = None,
+                          correction: ConversationCorrection | None = None
+                          ) -> dict[int, CorrectedSuite]:
+    """Corrected share, pass@k and pass^k for every group (key g) and for all (key -1).
+
+    Per interaction: ``conversation`` (index into the conversations), ``judge`` (0/1, NaN where
+    the judge failed), ``human`` (0/1, NaN where unlabelled); per conversation: ``group`` (agent
+    index) and ``task`` (task index, shared by the attempts of one task). Bayesian: posterior
+    draws of :func:`latent_truth_draws` (Beta(1, 1) priors), the share's prior Beta(a, b).
+    Frequentist: a parametric bootstrap over both samples (the labelled 2x2 table and each
+    group's judged rate) of the Rogan-Gladen parameters, theta_g = (q_g + sp - 1) / D clipped to
+    [0, 1] (one (se, sp) for all groups when ``pooled``, else each group's own from its labels);
+    the estimate is exact at the plug-in parameters. Where the pooled correction is not
+    identified (Fieller, see :func:`rogan_gladen`) the frequentist interval is the bounds the
+    labels allow (unlabelled interactions all wrong / all right) and the estimate nan; the
+    Bayesian posterior stays (it is proper) with the same warning in ``note``. ``cluster``,
+    ``backend``, ``sampler``: see :func:`conversation_correction`; ``correction``: one already
+    computed from the same inputs (its draws are reused).
+    """
+    grp, tsk = np.asarray(group, np.int64), np.asarray(task, np.int64)
+    _same_length(group=grp, task=tsk)
+    cc = correction or conversation_correction(
+        conversation, judge, human, grp, bayesian=bayesian, level=level, pooled=pooled,
+        draws=draws, seed=seed, cluster=cluster, backend=backend, sampler=sampler)
+    seed2 = int(np.random.default_rng(seed).integers(0, 2**63 - 1, size=3)[2])
+    n_g = cc.theta.shape[1] if grp.size else 0
+    th, prob, point = cc.theta, cc.prob, cc.point
     out: dict[int, CorrectedSuite] = {}
     for key in [-1, *range(n_g)]:
-        members = np.ones(c_n, bool) if key < 0 else grp == key
+        members = np.ones(grp.size, bool) if key < 0 else grp == key
         if not members.any():
             continue
         if key < 0:
-            w_ = n_int / max(n_int.sum(), 1)
+            w_ = cc.interactions / max(cc.interactions.sum(), 1)
             rate = th @ w_
         else:
             rate = th[:, key]
         out[key] = corrected_suite(
             prob[:, members], tsk[members], k=k, bayesian=bayesian, level=level, a=a, b=b,
-            seed=int(seeds[2]) + key + 1, point=None if point is None else point[members],
-            interaction_rate=rate, identified=identified,
-            bounds=None if bayesian else (low_b[members], high_b[members]), method=method)
+            seed=seed2 + key + 1, point=None if point is None else point[members],
+            interaction_rate=rate, identified=cc.identified,
+            bounds=None if bayesian else (cc.low[members], cc.high[members]), method=cc.method)
     return out
 
 

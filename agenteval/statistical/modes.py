@@ -409,6 +409,9 @@ class BayesianMode(StatisticalMode):
                                        if isinstance(target_accept, (int, float)) else target_accept,
                                        nuts_sampler=nuts_sampler)
         self.share_across_agents = bool(share_across_agents)
+        self.progress: bool | None = None
+        """The MCMC fits' progress bar: None shows it once a fit takes a second, False never
+        (``Agentic.run(progress=...)`` and ``--quiet`` set it); not a statistical setting."""
         self._fits: dict[bytes, Any] = {}
 
     def get_params(self) -> dict[str, Any]:
@@ -459,7 +462,8 @@ class BayesianMode(StatisticalMode):
             else:
                 fit = hier.fit_mcmc(n_arr, c_arr, codes, prior=self.prior, sampler=self.sampler,
                                     share_across_agents=self.share_across_agents,
-                                    seed=self.rng_seed, group_names=names)
+                                    seed=self.rng_seed, group_names=names,
+                                    progress=getattr(self, "progress", None))
             fit.names = names
             while len(self._fits) >= 4:
                 self._fits.pop(next(iter(self._fits)))

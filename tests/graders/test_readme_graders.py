@@ -1,4 +1,4 @@
-"""The README's grader section runs as written: its commands and its Python example, against the
+"""The graders page (docs/graders.md) runs as written: its commands and its Python example, against the
 local fake OpenAI server (the endpoint in the text is replaced by the server's, nothing else)."""
 
 from __future__ import annotations
@@ -18,9 +18,7 @@ ANSWER_RE = re.compile(r"<answer>\n(.*?)\n</answer>", re.S)
 
 
 def section() -> str:
-    text = (REPO / "README.md").read_text(encoding="utf-8")
-    start = text.index("## Your own graders")
-    return text[start:text.index("\n## ", start + 10)]
+    return (REPO / "docs" / "graders.md").read_text(encoding="utf-8")
 
 
 def verdict(body: dict[str, Any]) -> dict[str, Any]:
@@ -74,7 +72,7 @@ def test_readme_grader_python_example_runs(monkeypatch) -> None:
         code = block.replace("http://127.0.0.1:8080/v1", server.base_url)
         assert code != block
         namespace: dict[str, Any] = {}
-        exec(compile(code, "README.md", "exec"), namespace)
+        exec(compile(code, "docs/graders.md", "exec"), namespace)
     results = namespace["results"]
     names = [g.name for g in results[0].interactions[0].graders]
     assert names == ["cites_a_source", "mentions_reference", "rubric"]

@@ -91,3 +91,13 @@ def test_cli_out_writes_grader_files_and_json_round_trips(tmp_path, monkeypatch)
         passed[(m.session_id, r.qa_id)] and (r.tool_correctness is None
                                              or r.tool_correctness.is_correct)
         for m in loaded for r in m.interactions)
+
+
+def test_report_html_shows_bidi_and_control_characters_as_escapes():
+    def tricky(case):
+        return Score(1.0, True, "ok \u202egnp.exe", (Check("nul\x00here", True, None, "r\u202e"),))
+
+    results = Agentic.run(data()[:1], None, 1, graders=[tricky])
+    html = summary_html(results) + drilldown_html(results[0].interactions[0])
+    assert "\u202e" not in html and "\x00" not in html
+    assert "\\u202e" in html and "\\u0000" in html

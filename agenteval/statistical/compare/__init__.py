@@ -58,7 +58,9 @@ The package, one job per file: ``types`` (the result dataclasses), ``common`` (q
 seeds, checks), ``draws`` (differences from posterior draws; one agent's mean over its tasks),
 ``bayes`` (the paired and unpaired Bayesian models), ``bootstrap`` (the frequentist bootstrap),
 ``proportions`` (Newcombe, McNemar), ``multiplicity`` (Holm, BH), ``ranking``, ``grouping``
-(conversations -> per-task counts) and ``agents`` (every pair, the table).
+(conversations -> per-task counts), ``agents`` (every pair, the table) and ``corrected`` (the
+same on judge-corrected outcomes, when human labels calibrate the judge:
+:func:`compare_corrected`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,7 @@ from __future__ import annotations
 from agenteval.statistical.compare.agents import compare_agents
 from agenteval.statistical.compare.bayes import bayesian_bootstrap, paired_bayes, unpaired_bayes
 from agenteval.statistical.compare.bootstrap import paired_bootstrap, unpaired_bootstrap
+from agenteval.statistical.compare.corrected import compare_corrected
 from agenteval.statistical.compare.draws import difference_from_draws, paired_from_draws, suite_mean_draws
 from agenteval.statistical.compare.grouping import is_bayes
 from agenteval.statistical.compare.multiplicity import adjust_pvalues
@@ -84,6 +87,7 @@ __all__ = [
     "adjust_pvalues",
     "bayesian_bootstrap",
     "compare_agents",
+    "compare_corrected",
     "difference_from_draws",
     "mcnemar_exact",
     "newcombe_paired",
