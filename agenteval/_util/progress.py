@@ -84,8 +84,11 @@ class Progress:
         """Start the clock again (the rate and time left of sampling, not of compiling)."""
         if self._bar is not None:
             postfix = self._bar.postfix
+            shown = self._bar.last_print_t >= self._bar.start_t + self._bar.delay
             self._bar.reset()
             self._bar.set_postfix_str(postfix or "", refresh=False)
+            if shown:  # reset() forgets it: keep close() printing the final count
+                self._bar.last_print_t = self._bar.start_t + self._bar.delay
 
     def close(self) -> None:
         if self._bar is not None:

@@ -182,6 +182,12 @@ class InteractionResult(BaseModel):
 
     def __repr__(self) -> str:
         """One line: the verdict and its cause, not the judge's whole reasoning."""
+        try:
+            return self._short_repr()
+        except Exception:  # a partly or oddly built record (model_construct): pydantic's own
+            return super().__repr__()
+
+    def _short_repr(self) -> str:
         why = self.judge_error or self.reasoning
         why = why if len(why) <= 60 else why[:57] + "..."
         score = "None" if self.score is None else f"{self.score:.3f}"
@@ -245,6 +251,12 @@ class AgenticMetric(BaseModel):
 
     def __repr__(self) -> str:
         """Three lines with the key numbers (``model_dump()`` has every field)."""
+        try:
+            return self._short_repr()
+        except Exception:  # a partly or oddly built record (model_construct): pydantic's own
+            return super().__repr__()
+
+    def _short_repr(self) -> str:
         where = f"agent {self.assistant_id!r}" + (f", task {self.task_id!r}" if self.task_id else "")
         where += f", attempt {self.attempt}" if self.attempt is not None else ""
         full = {True: "yes", False: "no", None: "unknown"}[self.is_fully_correct]
