@@ -16,7 +16,14 @@ public API (``load_datasets``, ``agenteval.select``, ``Agentic.run``, ``results.
                                                                        # or YAML conversations
 
 Bad options or data raise ``UsageError`` (one line in the cell, no traceback); anything else is a
-bug and keeps its traceback.
+bug and keeps its traceback. The CLI's ``--min-judged`` policy
+(:func:`agenteval.results.failures.check_judged`) applies as it is: a run that judged nothing, or
+less than that share of its interactions, shows a red panel (the sentence the CLI prints and the
+causes grouped by kind) and raises ``UsageError``, so "Run all" stops where ``agenteval run``
+would exit 1; ``-o NAME`` still holds the results, and so does the error's ``.results`` (with
+``.check``, the ``JudgedCheck``). ``--format`` (stdout only) is refused; ``--help`` is the short
+list of what a notebook needs, ``--help-all`` the CLI's full help. A trailing ``;`` hides the
+value, as after any expression, and is not part of the last argument (``-o NAME;``).
 """
 
 from __future__ import annotations

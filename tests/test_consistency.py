@@ -126,8 +126,8 @@ def _strip(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", text))
 
 
-def _check_numbers(view: str, text: str, summary: dict) -> None:
-    allowed = _allowed(summary)
+def _check_numbers(view: str, text: str, summary: dict, also: set[str] = frozenset()) -> None:
+    allowed = _allowed(summary) | set(also)
     foreign = sorted({n for n in _numbers(text) if n not in allowed})
     assert not foreign, f"{view} shows numbers that are not the summary's: {foreign[:12]}"
 
@@ -178,7 +178,10 @@ def test_notebook_html(run: dict) -> None:
     page = run["results"]._repr_html_()
     body = _strip(page.split('<details class="conversations"')[0])
     _check_rows_shown("html", body, run["summary"], ("rate", "pass_at_k", "pass_pow_k"))
-    _check_numbers("html", body, run["summary"])
+    # the judge-error panel (as the CLI prints it) gives the unjudged share in per cent
+    errors = run["summary"]["judge"]["errors"]
+    total = sum(len(c.interactions) for c in run["results"])
+    _check_numbers("html", body, run["summary"], {f"{100 * errors / total:.1f}"})
     _check_interval_label("html", body, run["mode"])
 
 

@@ -458,8 +458,9 @@ def test_repr_of_results_and_of_one_conversation(shell: Any) -> None:
     assert len(repr(m.interactions[0])) < 200
 
 
-def test_tiny_probabilities_read_as_the_cli_prints_them(shell: Any) -> None:
-    """The HTML's P(A > B) cells are the CLI text's tokens ('< 0.001', not '0' or '1.2e-05')."""
+def test_tiny_probabilities_read_as_the_cli_prints_them(shell: Any, tmp_path: Path) -> None:
+    """The HTML's P(A > B) cells are the CLI text's tokens ('< 0.001', not '0' or '1.2e-05'),
+    and so are the report's."""
     from html import unescape
 
     out = run(shell, f"r = %agentic_eval {DEMO} --k 3\nr")
@@ -475,6 +476,9 @@ def test_tiny_probabilities_read_as_the_cli_prints_them(shell: Any) -> None:
     col = [n.startswith("prob a better") for n in names].index(True)
     shown = [unescape(c[col]) for c in cells]
     assert shown == cli and "< 0.001" in shown
+    r.save(tmp_path / "o", figures=())
+    report = (tmp_path / "o" / "report.html").read_text()
+    assert "&lt; 0.001" in report and not re.search(r">\d\.\de-0\d<", report)
 
 
 def test_yaml_errors_name_the_fields_line_and_say_to_quote(shell: Any,
@@ -509,3 +513,40 @@ def test_a_dataframe_of_whole_conversations_says_how_to_reshape(
     assert "df.to_dict('records')" in message
     run(shell, "recs = df.to_dict('records')")
     same(run(shell, "%agentic_eval recs --k 3").result, expected)
+
+
+def test_in_a_jupyter_kernel_the_fit_shows_widgets_and_a_failure_a_panel() -> None:
+    """The same magic in the project's real kernel (nbclient): a tqdm widget per NUTS fit, a
+    failed run's HTML panel and one-line UsageError, and ``;`` hiding the value."""
+    nbformat = pytest.importorskip("nbformat")
+    from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
+    from nbclient import NotebookClient
+
+    try:
+        KernelSpecManager().get_kernel_spec("agenteval")
+    except NoSuchKernel:  # pragma: no cover - make setup registers it
+        pytest.skip("no 'agenteval' kernel (make setup registers it)")
+    part = dict(TWO, conversation=[dict(TWO["conversation"][0], ground_truth_assistant=None)])
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(code) for code in (
+        "%load_ext agenteval",
+        f"r = %agentic_eval {DEMO} --k 3 --mode hierarchical --chains 2 --draws 1500 --tune 500",
+        f"part = [{part!r}]\n%agentic_eval part --k 1 -o saved",
+        "print(type(saved).__name__, saved.judged_share())",
+        f"%agentic_eval {DEMO} --k 1 -o quiet;",
+        "print(type(quiet).__name__)",
+    )]
+    NotebookClient(nb, timeout=180, kernel_name="agenteval", allow_errors=True,
+                   resources={"metadata": {"path": str(REPO)}}).execute()
+    out = [cell.outputs for cell in nb.cells]
+    bars = [o.data["text/plain"] for o in out[1] if "application/vnd.jupyter.widget-view+json"
+            in o.get("data", {})]
+    nuts = [b for b in bars if b.startswith("NUTS fit")]
+    assert len(nuts) == 2 and all("2 chains x 1500 draws + 500 tune" in b for b in nuts), bars
+    html = "".join(o.get("data", {}).get("text/html", "") for o in out[2])
+    assert 'class="failed"' in html and "no interaction could be judged" in html
+    errors = [o.text for o in out[2] if o.output_type == "stream" and o.name == "stderr"]
+    assert errors == ["UsageError: %agentic_eval: no interaction could be judged (the results "
+                      "are in saved)\n"]
+    assert out[3][0].text == "AgenticResults (0, 1)\n"
+    assert out[4] == [] and out[5][0].text == "AgenticResults\n"

@@ -22,12 +22,53 @@ WIDGET = "application/vnd.jupyter.widget-view+json"
 # a failure that names the notebook and the cell.
 CELL_TIMEOUT = 120
 
+# The client can miss a reply too: nbclient waits for the shell reply (and the IOPub output) in one
+# `await socket.poll(timeout)` each, and a wake-up missed there leaves it idle until that timeout
+# ends, when the poll finds the reply waiting and the cell "succeeds" CELL_TIMEOUT seconds late
+# (measured with ipykernel 6.31, pyzmq 27.3, jupyter_client 8.10: notebook 03's widget cell took
+# exactly the timeout in 5 of 21 runs, with no error; 0 of 10 with the slices). Polling in short
+# slices bounds a missed wake-up to one slice; the timeout still applies to the whole wait.
+POLL_SLICE = 0.5
+
+
+def _sliced(channel: object, step: float = POLL_SLICE) -> None:
+    """Make ``channel.get_msg(timeout)`` poll in slices of ``step`` seconds (same result, same
+    ``Empty`` at the deadline)."""
+    from queue import Empty
+    from time import monotonic
+
+    original = channel.get_msg
+
+    async def get_msg(timeout: float | None = None) -> dict:
+        deadline = None if timeout is None else monotonic() + timeout
+        while True:
+            left = None if deadline is None else deadline - monotonic()
+            try:
+                return await original(timeout=step if left is None else max(0.0, min(step, left)))
+            except Empty:
+                if left is not None and left <= step:
+                    raise
+
+    channel.get_msg = get_msg
+
+
+def _client(nb: object, **options: object) -> object:
+    from nbclient import NotebookClient
+
+    class SlicedClient(NotebookClient):
+        async def async_start_new_kernel_client(self) -> object:
+            kc = await super().async_start_new_kernel_client()
+            _sliced(kc.shell_channel)
+            _sliced(kc.iopub_channel)
+            return kc
+
+    return SlicedClient(nb, **options)
+
 
 def _execute(nb: object, cwd: Path, *, retries: int = 1) -> None:
     import copy
 
     from jupyter_client.kernelspec import KernelSpecManager, NoSuchKernel
-    from nbclient import NotebookClient
     from nbclient.exceptions import CellTimeoutError
 
     try:
@@ -37,9 +78,9 @@ def _execute(nb: object, cwd: Path, *, retries: int = 1) -> None:
     original = copy.deepcopy(nb)
     for attempt in range(retries + 1):
         running: list[int] = []
-        client = NotebookClient(nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL,
-                                resources={"metadata": {"path": str(cwd)}},
-                                on_cell_execute=lambda cell, cell_index: running.append(cell_index))
+        client = _client(nb, timeout=CELL_TIMEOUT, kernel_name=KERNEL,
+                         resources={"metadata": {"path": str(cwd)}},
+                         on_cell_execute=lambda cell, cell_index: running.append(cell_index))
         try:
             client.execute()
             return
@@ -51,6 +92,38 @@ def _execute(nb: object, cwd: Path, *, retries: int = 1) -> None:
                 pytest.fail(f"kernel stalled (no reply in {CELL_TIMEOUT} s) at {where}, "
                             f"{retries + 1} tries on fresh kernels", pytrace=False)
             nb.cells = copy.deepcopy(original.cells)  # a fresh kernel and clean outputs
+
+
+def test_a_sliced_poll_returns_what_the_channel_has_and_times_out_at_the_deadline() -> None:
+    """The slicing changes when the socket is polled, never what get_msg returns."""
+    import asyncio
+    import time
+    from queue import Empty
+
+    class Channel:
+        def __init__(self, ready_at: float) -> None:
+            self.ready_at, self.polls = ready_at, []
+
+        async def get_msg(self, timeout: float | None = None) -> dict:
+            self.polls.append(timeout)
+            now = time.monotonic()
+            if now >= self.ready_at:
+                return {"msg": "reply"}
+            await asyncio.sleep(min(timeout, self.ready_at - now) if timeout is not None else 0)
+            if time.monotonic() >= self.ready_at:
+                return {"msg": "reply"}
+            raise Empty
+
+    late = Channel(time.monotonic() + 0.35)
+    _sliced(late, step=0.1)
+    assert asyncio.run(late.get_msg(timeout=5)) == {"msg": "reply"}
+    assert len(late.polls) >= 3 and max(late.polls) <= 0.1  # polled in slices, not one 5 s wait
+    never = Channel(time.monotonic() + 60)
+    _sliced(never, step=0.1)
+    start = time.monotonic()
+    with pytest.raises(Empty):
+        asyncio.run(never.get_msg(timeout=0.3))
+    assert 0.25 < time.monotonic() - start < 2
 
 
 def _outputs(nb: object) -> list:

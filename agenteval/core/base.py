@@ -138,9 +138,9 @@ def _quote_hint(kind: str, value: Any) -> str:
     """A number or boolean where text belongs is almost always an unquoted answer (``4``)."""
     if kind != "string_type" or not isinstance(value, (bool, int, float)):
         return ""
-    text = {True: "true", False: "false"}.get(value, str(value)) if isinstance(value, bool) else (
-        str(value))
-    return f": quote it to make it text, \"{text}\""
+    if isinstance(value, bool):  # YAML's yes/no/on/off read as booleans too: the text is lost
+        return ": quote the value to make it text (unquoted true, false, yes, no are booleans)"
+    return f": quote it to make it text, \"{value}\""
 
 
 def validation_to_data_error(exc: ValidationError, where: Where, *, prefix: str = "") -> DataError:

@@ -14,7 +14,6 @@ import html
 import io
 import json
 import math
-from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 

@@ -33,7 +33,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import math
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -46,6 +45,7 @@ from agenteval.present.report_parts import esc, fmt
 from agenteval.present.report_transcript import OUTCOMES, conversation_html
 from agenteval.present.report_viewer import (VIEWER_CSS, csp_meta, data_block, list_section,
                                              script_block, view_section)
+from agenteval.present.text import format_probability, is_exact
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import AgenticResults
@@ -177,15 +177,6 @@ _e = esc  # report_parts: sanitised and escaped
 _fmt = fmt
 
 
-def _prob(x: Any) -> str:
-    """Probabilities near 0 or 1 keep their magnitude visible (3.2e-04, not 0.000)."""
-    if not isinstance(x, float) or math.isnan(x) or 0.001 <= x <= 0.999:
-        return _fmt(x)
-    if x in (0.0, 1.0):
-        return f"{x:.0f}"
-    return f"{x:.1e}" if x < 0.001 else f"1 - {1 - x:.1e}"
-
-
 def _interval(value: Any, low: Any, high: Any) -> str:
     if _fmt(value) == "n/a":
         return "n/a"
@@ -261,7 +252,8 @@ def _model_table(models: Sequence[Any]) -> str:
             else:
                 v = values[0]
                 cls = "num" if isinstance(v, (int, float)) and not isinstance(v, bool) else "id"
-                text = _prob(v) if group[0].startswith("prob") else _fmt(v)
+                text = (format_probability(v, exact=group[0] == "prob_a_better" and is_exact(m))
+                        if group[0].startswith(("prob", "p_value", "p_adjusted")) else _fmt(v))
                 cells.append(f"<td class='{cls}'>{_e(text)}</td>")
         rows.append("<tr>" + "".join(cells) + "</tr>")
     return (f'<div class="scroll"><table class="grid"><thead><tr>{head}</tr></thead>'

@@ -464,3 +464,37 @@ def test_deep_nesting_and_huge_integers_are_data_not_tracebacks(tmp_path):
                     '"conversation": [{"qa_id": "1", "query": "q", "assistant": "x"}]}\n')
     (ds,) = load_datasets(str(huge))
     assert ds.metadata["n"] == float("inf")
+
+
+# --------------------------------------------------------------------------- errors that say the fix
+
+
+@pytest.mark.parametrize(("value", "hint"), [
+    (5, ': quote it to make it text, "5"'),
+    (2.5, ': quote it to make it text, "2.5"'),
+    (True, ": quote the value to make it text (unquoted true, false, yes, no are booleans)"),
+])
+def test_a_number_where_text_belongs_says_to_quote_it(value, hint):
+    bad = conv("s1")
+    bad["conversation"][0]["assistant"] = value
+    with pytest.raises(DataError) as info:
+        load_datasets([bad])
+    assert info.value.field == "conversation[0].assistant"
+    assert str(info.value).endswith(f"expected a string, got {value!r}{hint}")
+
+
+def test_a_dataframe_of_whole_conversations_names_the_columns_and_the_reshape():
+    """pd.read_json(lines=True) on the demo gives one row per conversation: the error says
+    which columns are needed, and both fixes it names load the same conversations."""
+    pd = pytest.importorskip("pandas")
+    df = pd.read_json(DEMO, lines=True)
+    with pytest.raises(DataError) as info:
+        load_datasets(df)
+    message = str(info.value)
+    assert "\n" not in message and info.value.field == "conversation"
+    assert "columns session_id, assistant_id, qa_id, query, assistant" in message
+    namespace = {"pd": pd, "df": df}
+    exec(message[message.index("reshape: ") + 9:].replace("; ", "\n"), namespace)  # as printed
+    expected = [d.model_dump() for d in load_datasets(str(DEMO))]
+    assert [d.model_dump() for d in load_datasets(namespace["long"])] == expected
+    assert [d.model_dump() for d in load_datasets(df.to_dict("records"))] == expected

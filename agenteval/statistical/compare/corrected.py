@@ -58,19 +58,21 @@ def _per_task(name: str, n: np.ndarray, c: np.ndarray, k: int) -> np.ndarray:
 
 
 def _expected(name: str, p_cells: list[np.ndarray], k: int) -> np.ndarray:
-    """E[unbiased estimate] per task when its attempts are independent Bernoulli(p_i)."""
-    out = np.empty(len(p_cells))
+    """E[unbiased estimate] per task when its attempts are independent Bernoulli(p_i):
+    mean p (success), e_k(p) / C(n, k) (pass^k), 1 - e_k(1 - p) / C(n, k) (pass@k)."""
+    n = np.array([p.size for p in p_cells], float)
+    if name == "success":
+        return np.array([p.mean() for p in p_cells])
+    mat = np.full((len(p_cells), int(n.max())), np.nan)
     for i, p in enumerate(p_cells):
-        n = p.size
-        if name == "success":
-            out[i] = p.mean()
-        elif n < k:
-            out[i] = math.nan
-        elif name.startswith("pass^"):
-            out[i] = elementary_symmetric(p[None], k)[0] / math.comb(n, k)
+        mat[i, :p.size] = p
+    comb = np.exp(_log_comb(n, k))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if name.startswith("pass^"):
+            out = elementary_symmetric(mat, k) / comb
         else:
-            out[i] = 1 - elementary_symmetric(1 - p[None], k)[0] / math.comb(n, k)
-    return out
+            out = 1 - elementary_symmetric(1 - mat, k) / comb
+    return np.where(n >= k, out, np.nan)
 
 
 def _weights(rng: np.random.Generator, shape: tuple[int, int], bayesian: bool) -> np.ndarray:
