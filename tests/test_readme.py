@@ -24,7 +24,7 @@ def test_readme_python_example_runs(monkeypatch: pytest.MonkeyPatch, capsys: pyt
     namespace: dict = {}
     exec(compile(examples[0], "README.md", "exec"), namespace)
     out = capsys.readouterr().out
-    assert "pass@3=" in out and "method: beta-binomial" in out
+    assert "pass@3=" in out and "method of p (pass@k / pass^k by task: the tasks fit below): beta-binomial" in out
     results = namespace["results"]
     assert len(results) >= 40 and results.summary().rows[0].group == "all"
 

@@ -275,7 +275,8 @@ def _summary_body(summary: Any, figure: str = "") -> str:
     rows = summary.rows
     from agenteval.present.text import interval_kind as _interval_kind
 
-    parts = [f'<p class="note">method: {_esc(summary.method)}; [low, high] = '
+    parts = [f'<p class="note">method of p (pass@k / pass^k by task: the tasks fit '
+             f'below): {_esc(summary.method)}; [low, high] = '
              f'{_esc(_interval_kind(summary.method))}</p>']
     details = ""
     if rows:

@@ -121,7 +121,7 @@ def summary_text(summary: SuiteSummary) -> str:
         estimate = "full / compl, or post-stratified where 'share:' below says so"
     else:
         estimate = "full / compl"
-    lines = [f"method: {summary.method}",
+    lines = [f"method of p (pass@k / pass^k by task: the tasks fit below): {summary.method}",
              "share fully correct = p, the chance a new conversation is fully correct "
              f"({estimate}); "
              f"pass@{k} / pass^{k}: basis 'tasks' = mean over the suite's tasks, "
