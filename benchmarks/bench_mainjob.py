@@ -14,7 +14,13 @@ a load spike on this shared machine hits both sides; every figure is a median ov
   the first call is timed): a result that holds its draws costs nothing the second time.
 
 ``--baseline REV`` runs every figure for agenteval as of git revision REV too (before/after in
-one run). Run: ``.venv/bin/python benchmarks/bench_mainjob.py [--baseline aa6c134]``.
+one run).
+
+Last run for issue 16's columnar results (``--sizes 1000 10000 --idata-size 0 --repeats 2
+--baseline e05b22d``, a loaded 2-core machine): run + summary() / loading 3.71x at 10,000
+conversations (e05b22d: 3.99x), 11.1x at 1,000 (e05b22d: 7.91x; at 1,000 loading takes 0.08 to
+0.17 s and the ratio moves between 8x and 16x from run to run: the summary's fixed part, about
+0.5 s, dominates); --out / without on the demo 1.93x CPU (e05b22d 2.46x). Run: ``.venv/bin/python benchmarks/bench_mainjob.py [--baseline aa6c134]``.
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 CITIES = ["Paris", "Lima", "Oslo", "Quito", "Dakar", "Hanoi", "Perth", "Porto", "Riga", "Turin"]
@@ -82,24 +83,27 @@ def _interaction(rng: random.Random, conv: int, j: int) -> dict:
             "ground_truth_agentic": {"expected_tools": expected, "tool_sequence_matters": True}}
 
 
-def conversations(n: int, *, interactions: int = 5, seed: int = 0) -> list[dict]:
-    """``n`` conversations of ``interactions`` interactions each, 3 agents, tasks repeating."""
+def iter_conversations(n: int, *, interactions: int = 5, seed: int = 0) -> Iterator[dict]:
+    """``n`` conversations of ``interactions`` interactions each, 3 agents, tasks repeating,
+    one at a time (a million of them as dicts would take gigabytes)."""
     rng = random.Random(seed)
-    out = []
     for conv in range(n):
-        out.append({
+        yield {
             "session_id": f"s{conv}", "assistant_id": f"agent-{conv % 3}",
             "task_id": f"task-{conv // 3 % max(1, n // 12)}", "language": "english",
             "context": "You are a careful assistant with a calculator, weather and price tools.",
             "conversation": [_interaction(rng, conv, j) for j in range(interactions)],
-        })
-    return out
+        }
+
+
+def conversations(n: int, *, interactions: int = 5, seed: int = 0) -> list[dict]:
+    """``n`` conversations of ``interactions`` interactions each, 3 agents, tasks repeating."""
+    return list(iter_conversations(n, interactions=interactions, seed=seed))
 
 
 def write(path: Path, n: int, *, interactions: int = 5, seed: int = 0) -> int:
-    """Write a suite as JSONL; return the number of interactions."""
-    rows = conversations(n, interactions=interactions, seed=seed)
+    """Write a suite as JSONL (a conversation at a time); return the number of interactions."""
     with path.open("w", encoding="utf-8") as fh:
-        for row in rows:
+        for row in iter_conversations(n, interactions=interactions, seed=seed):
             fh.write(json.dumps(row) + "\n")
     return n * interactions

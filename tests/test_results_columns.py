@@ -119,3 +119,43 @@ def test_drill_down_and_tool_means_from_columns_match_the_objects():
     assert sum(m.judge_errors for m in objects) > 0
     assert drill_down_order(res) == drill_down_order(objects)
     assert res.tool_means() == [_mean_tool_score(m) for m in objects]
+
+
+def test_task_draws_in_blocks_are_one_calls_numbers_and_capped_like_conversations(demo):
+    import numpy as np
+
+    from agenteval.statistical import suite
+
+    n, c = np.array([3, 5, 2, 4]), np.array([1, 5, 0, 2])
+    whole = np.random.default_rng(7).beta(1 + c, 1 + n - c, size=(1001, 4))
+    blocks = np.concatenate(list(suite.conjugate_unit_draw_blocks(n, c, draws=1001, seed=7,
+                                                                  rows=64)))
+    assert np.array_equal(whole, blocks)
+    fit = demo.task_fit()
+    assert np.array_equal(fit.unit_draws().reshape(-1, demo.counts.tasks.size),
+                          np.concatenate(list(fit.unit_draw_blocks(100))))
+    from agenteval.statistical.draws import _unit_draws
+
+    from agenteval.statistical.hierarchical import fit_empirical_bayes
+
+    conv = fit_empirical_bayes(demo.counts.n, demo.counts.c, demo.counts.agent, draws=700)
+    assert np.array_equal(_unit_draws(conv), conv.unit_draws())
+    full, capped = demo.posterior_draws(), demo.posterior_draws(max_conversations=5)
+    assert "p_task" in full.posterior and "p_task" not in capped.posterior
+    for key in ("task_pass_at_k", "task_pass_pow_k", "task_pass_at_k_all", "task_pass_pow_k_all"):
+        assert np.array_equal(full.posterior[key], capped.posterior[key], equal_nan=True)
+    # the per-agent task means are the means of the held p_task draws
+    p = full.posterior["p_task"].reshape(-1, demo.counts.tasks.size)
+    agent = demo.counts.tasks.agent
+    for g in np.unique(agent):
+        np.testing.assert_allclose(full.posterior["task_pass_pow_k"].reshape(p.shape[0], -1)[:, g],
+                                   (p[:, agent == g] ** 3).mean(axis=1), rtol=1e-12)
+
+
+def test_the_report_index_from_the_overview_is_the_objects(demo):
+    from agenteval.present.report_index import conversation_index
+
+    objects = list(demo)
+    drilled = {0: 0, 5: 1}
+    assert (conversation_index(demo.overview(), drilled, capped_note="x")
+            == conversation_index(objects, drilled, capped_note="x"))

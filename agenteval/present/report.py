@@ -432,7 +432,8 @@ def _conversations(results: AgenticResults, by_session: dict[str, Dataset],
     where = ", ".join(full_lists) if full_lists else "the run's results (interactions.csv, results.json)"
     capped = (f"Not in this report's drill-down ({len(shown):,} of {len(metrics):,} conversations "
               f"are): its interactions are in {where}.")
-    index = conversation_index(metrics, drilled, capped_note=capped)
+    index = conversation_index(results.overview() if hasattr(results, "overview") else metrics,
+                               drilled, capped_note=capped)   # AgenticResults: from columns
     articles = "\n".join(conversation_html(position, metrics[i], by_session.get(metrics[i].session_id),
                                             threshold=results.settings.threshold)
                           for position, i in enumerate(shown))

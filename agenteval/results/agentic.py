@@ -288,6 +288,13 @@ class AgenticResults(Sequence[AgenticMetric]):
 
         return tool_means(self.columns)
 
+    def overview(self) -> list[Any]:
+        """Per conversation, its scalar fields and scores as a small tuple
+        (``results.columns.Overview``): what lists of every conversation read."""
+        from agenteval.results.columns import overview_rows
+
+        return overview_rows(self.columns)
+
     def drill_down_keys(self) -> list[tuple[Any, ...]]:
         """Per conversation, what the report's drill-down sorts by
         (``present.report.drill_down_order``), from the columns."""

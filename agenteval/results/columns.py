@@ -16,7 +16,7 @@ another origin) keep their objects as given (``Columns.held``): nothing is recon
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -598,3 +598,34 @@ def _key(sid: str, fully: bool | None, errors: int, c: int, n: int,
     known = [s for s in scores if s is not None]
     mean = sum(known) / len(known) if known else 0.0
     return (0, rate, mean, -errors, tie)
+
+
+class Overview(NamedTuple):
+    """A conversation's scalar fields and its scores: what lists of every conversation read
+    (a tuple, not the full object with its interactions)."""
+
+    session_id: str
+    assistant_id: str
+    task_id: str | None
+    attempt: int | None
+    source: str
+    total_interactions: int
+    correct_interactions: int
+    is_fully_correct: bool | None
+    judge_errors: int
+    correctness_scores: list[float | None]
+
+
+def overview_rows(columns: Columns) -> list[Overview]:
+    """One :class:`Overview` per conversation, from the columns."""
+    if columns.held is not None:
+        return [Overview(m.session_id, m.assistant_id, m.task_id, m.attempt, m.source,
+                         m.total_interactions, m.correct_interactions, m.is_fully_correct,
+                         m.judge_errors, list(m.correctness_scores)) for m in columns.held]
+    rec = conversation_records(columns)
+    scores = _float_list(*columns.inter["score"], 0, int(columns.start[-1]))
+    bounds = columns.start.tolist()
+    return [Overview(*values, scores[bounds[i]:bounds[i + 1]]) for i, values in enumerate(zip(
+        rec["session_id"], rec["assistant_id"], rec["task_id"], rec["attempt"], rec["source"],
+        rec["total_interactions"], rec["correct_interactions"], rec["is_fully_correct"],
+        rec["judge_errors"]))]

@@ -76,8 +76,9 @@ def to_inference_data(results: Any, *, level: str | None = None, draws: int | No
 
 def levels(results: Any) -> list[str]:
     """The levels the results can render: 'task' (with task_ids) and 'conversation' (unless
-    the conversations were too many for their draws)."""
-    out = ["task"] if results.counts.tasks.size else []
-    if "p_conversation" in results.posterior_draws().posterior:
+    the tasks or conversations were too many for their draws)."""
+    held = results.posterior_draws().posterior   # p_task / p_conversation: left out of huge suites
+    out = ["task"] if results.counts.tasks.size and "p_task" in held else []
+    if "p_conversation" in held:
         out.append("conversation")
     return out

@@ -399,6 +399,9 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
     shown = levels(results)   # posterior.nc: the default level (task where there are task_ids)
     if len(results) > CONVERSATION_FILE_LIMIT:   # the conversation level only where it is quick
         shown = shown[:1]
+    if not shown:   # a huge suite: per-unit draws left out; the per-agent draws as they are
+        write_netcdf(lambda target: write_draws(results.posterior_draws(), target),
+                     stage.path("posterior.nc"), name=stage.out / "posterior.nc")
     for level in shown:
         layout = inference_layout(results, level=level)
         name = "posterior.nc" if level == shown[0] else f"posterior_{level}.nc"
@@ -408,7 +411,8 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
     if not any(r.complete for r in rows):
         return
     figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest}
-    if any(r.tasks for r in rows):
+    if any(r.tasks for r in rows) and "p_task" in results.posterior_draws().posterior:
+        # (p_task is left out of huge suites)
         figures["shrinkage"] = plots.plot_shrinkage
     mode = results.settings.mode
     if getattr(mode, "method", "conjugate") != "conjugate" or (

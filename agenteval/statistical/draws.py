@@ -54,6 +54,24 @@ _ROWS = 256
 """Draws per block in :func:`_group_power_draws` (a few MB per block at thousands of tasks)."""
 
 
+_BLOCK_VALUES = 4_000_000
+"""Values per block of p_task draws (32 MB of float64), whatever the number of tasks."""
+
+
+def _unit_draws(fit: Any) -> np.ndarray:
+    """``fit.unit_draws()`` filled a block of draws at a time (the same numbers without its
+    two (draws, units) parameter temporaries: 1.3 GB at 20,000 conversations)."""
+    chains, per_chain = fit.mu.shape[:2]
+    units = fit.inverse.size
+    out = np.empty((chains * per_chain, units))
+    rows = max(1, min(_ROWS, _BLOCK_VALUES // max(units, 1)))
+    start = 0
+    for block in fit.unit_draw_blocks(rows):
+        out[start:start + block.shape[0]] = block
+        start += block.shape[0]
+    return out.reshape(chains, per_chain, units)
+
+
 def _group_power_draws(p: np.ndarray, groups: np.ndarray, n_groups: int, k: int, *,
                        bootstrap_seed: int | None = None) -> dict[str, np.ndarray]:
     """``suite.group_power_draws`` in blocks of draws: the same numbers (the bootstrap weights
@@ -96,7 +114,9 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
     """Every posterior draw the views need (see the module docstring).
 
     ``fits``: the results' fits (``summarise.Fits``); ``draws``: conjugate draws (default the
-    mode's ``mc_samples``); ``p_conversation`` is left out above ``max_conversations``.
+    mode's ``mc_samples``); ``p_conversation`` is left out above ``max_conversations``
+    conversations and ``p_task`` above ``max_conversations`` tasks (drawn in blocks either way:
+    the per-agent task means are the same numbers).
     """
     from agenteval.statistical.new_task import new_task_draws
     from agenteval.statistical.summarise import share_draws
@@ -121,7 +141,7 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
     posterior: dict[str, np.ndarray] = {}
     dims: dict[str, list[str]] = {}
     if counts.size <= max_conversations:
-        posterior["p_conversation"] = (conv_fit.unit_draws() if conv_fit is not None else shaped(
+        posterior["p_conversation"] = (_unit_draws(conv_fit) if conv_fit is not None else shaped(
             suite.conjugate_unit_draws(n, c, a=a0, b=b0, draws=total, seed=seeds[0])))
         dims["p_conversation"] = ["conversation"]
     share = np.empty((total, len(names)))
@@ -143,18 +163,31 @@ def posterior_draws(counts: SuiteCounts, mode: Any, k: int, fits: Any, *,
     constant = {"agent_of_conversation": counts.agent}
     if tasks.size:
         coords["task"] = [f"{a}/{t}" for a, t in tasks.keys]
-        p_task = (task_fit.unit_draws().reshape(total, -1) if task_fit is not None else
-                  suite.conjugate_unit_draws(tasks.n, tasks.c, a=a0, b=b0, draws=total,
-                                             seed=seeds[2]))
-        posterior["p_task"] = shaped(p_task)
-        dims["p_task"] = ["task"]
-        for key, v in _group_power_draws(p_task, tasks.agent, len(names), k).items():
-            posterior[f"task_{key}"] = shaped(v)
-            dims[f"task_{key}"] = ["agent"]
+        # p_task in blocks of draws (the same numbers as one call): held only up to
+        # max_conversations tasks, like p_conversation; the per-agent means from every block
+        rows = max(1, min(_ROWS, _BLOCK_VALUES // max(tasks.size, 1)))
+        blocks = (task_fit.unit_draw_blocks(rows) if task_fit is not None else
+                  suite.conjugate_unit_draw_blocks(tasks.n, tasks.c, a=a0, b=b0, draws=total,
+                                                   seed=seeds[2], rows=rows))
+        kept: list[np.ndarray] = []
         every = np.zeros(tasks.size, dtype=np.int64)
-        for key, v in _group_power_draws(p_task, every, 1, k).items():
-            posterior[f"task_{key}_all"] = shaped(v[:, 0])
-            dims[f"task_{key}_all"] = []
+        means: dict[str, list[np.ndarray]] = {
+            f"task_{key}{suffix}": [] for suffix in ("", "_all")
+            for key in ("pass_at_k", "pass_pow_k")}
+        for block in blocks:
+            if tasks.size <= max_conversations:
+                kept.append(block)
+            for key, v in _group_power_draws(block, tasks.agent, len(names), k).items():
+                means[f"task_{key}"].append(v)
+            for key, v in _group_power_draws(block, every, 1, k).items():
+                means[f"task_{key}_all"].append(v[:, 0])
+        if kept:
+            posterior["p_task"] = shaped(np.concatenate(kept))
+            dims["p_task"] = ["task"]
+        for name in ("task_pass_at_k", "task_pass_pow_k", "task_pass_at_k_all",
+                     "task_pass_pow_k_all"):
+            posterior[name] = shaped(np.concatenate(means[name]))
+            dims[name] = [] if name.endswith("_all") else ["agent"]
         if task_fit is not None:
             mu, kappa = task_fit.flat
             order = [task_fit.names.index(a) if a in task_fit.names else None for a in names]

@@ -42,6 +42,7 @@ import os
 import sys
 import time
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -188,6 +189,15 @@ class HierarchicalFit:
         a, b = self._posterior_params()
         p = self._rng(2).beta(a[:, self.inverse], b[:, self.inverse])
         return p.reshape(*self.mu.shape[:2], -1)
+
+    def unit_draw_blocks(self, rows: int = 256) -> Iterator[np.ndarray]:
+        """:meth:`unit_draws` as (draws, units), ``rows`` draws at a time: the same numbers
+        (one generator read in the same order), never all of them at once."""
+        a, b = self._posterior_params()
+        rng = self._rng(2)
+        for start in range(0, a.shape[0], rows):
+            yield rng.beta(a[start:start + rows][:, self.inverse],
+                           b[start:start + rows][:, self.inverse])
 
     def unit_summary(self, k: int, level: float) -> dict[str, np.ndarray]:
         """Per unit: partially pooled rate, pass@k, pass^k (exact means) and intervals."""

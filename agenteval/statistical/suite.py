@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -143,6 +144,17 @@ def conjugate_unit_draws(n: Any, c: Any, *, a: float = 1.0, b: float = 1.0, draw
     """Independent posterior draws of every unit's p ~ Beta(a + c, b + n - c): (draws, units)."""
     n, c = np.asarray(n, dtype=np.float64), np.asarray(c, dtype=np.float64)
     return np.random.default_rng(seed).beta(a + c, b + n - c, size=(draws, n.size))
+
+
+def conjugate_unit_draw_blocks(n: Any, c: Any, *, a: float = 1.0, b: float = 1.0,
+                               draws: int = 5000, seed: int | None = 42, rows: int = 256
+                               ) -> Iterator[np.ndarray]:
+    """:func:`conjugate_unit_draws` ``rows`` draws at a time: the same numbers (one generator
+    read in the same order), never all of them at once."""
+    n, c = np.asarray(n, dtype=np.float64), np.asarray(c, dtype=np.float64)
+    rng = np.random.default_rng(seed)
+    for start in range(0, draws, rows):
+        yield rng.beta(a + c, b + n - c, size=(min(rows, draws - start), n.size))
 
 
 def group_power_draws(p: np.ndarray, groups: np.ndarray, n_groups: int, k: int, *,
