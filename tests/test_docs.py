@@ -137,3 +137,9 @@ def test_the_site_fetches_nothing(site: Path) -> None:
              for p in site.rglob("*.html")}
     assert not {k: v for k, v in found.items() if v}
     assert (site / "assets" / "mathjax" / "MathJax.js").is_file()
+    # formulas: the site's own MathJax, told to use the web font the package ships
+    for page in ["statistics.html", "notebooks/02_metric_derivation.html"]:
+        html = (site / page).read_text(encoding="utf-8")
+        assert "assets/mathjax/MathJax.js" in html and 'webFont: "STIX-Web"' in html, page
+    fonts = site / "assets" / "mathjax" / "fonts" / "HTML-CSS" / "STIX-Web"
+    assert fonts.is_dir() and any(fonts.rglob("*.woff"))

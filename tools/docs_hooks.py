@@ -7,7 +7,9 @@
 - ``data/README.md`` (the data formats) and ``benchmarks/README.md`` (every speed figure) are
   pages of the site as they are (``data-format.md``, ``benchmarks/index.md``), not copies.
 - MathJax comes from the ``jupyter-server-mathjax`` package into ``assets/mathjax``: formulas
-  render offline (a CDN script would leave them as TeX source without a network).
+  render offline (a CDN script would leave them as TeX source without a network). The package
+  ships the STIX web fonts only, so every page that has formulas gets a configuration naming
+  them (MathJax's default TeX web font would be missing: "Math Processing Error").
 """
 
 from __future__ import annotations
@@ -116,6 +118,34 @@ def on_files(files: Files, config) -> Files:
             files.append(File.generated(config, f"assets/mathjax/{path.relative_to(static).as_posix()}",
                                         abs_src_path=str(path)))
     return files
+
+
+_MATHJAX_CONFIG = """<script type="text/x-mathjax-config">
+MathJax.Hub.Config({"HTML-CSS": {availableFonts: [], preferredFont: null, webFont: "STIX-Web",
+                                 imageFont: null},
+                    tex2jax: {inlineMath: [INLINE["\\\\(", "\\\\)"]],
+                              displayMath: [DISPLAY["\\\\[", "\\\\]"]],
+                              processEscapes: true, processEnvironments: true},
+                    messageStyle: "none"});
+</script>
+"""
+# notebooks write $...$ (Jupyter's convention); the Markdown pages only \( \) and \[ \]
+# (arithmatex's output), so a "$5" in their text stays text
+NOTEBOOK_CONFIG = _MATHJAX_CONFIG.replace("INLINE", '["$", "$"], ').replace("DISPLAY", '["$$", "$$"], ')
+PAGE_CONFIG = _MATHJAX_CONFIG.replace("INLINE", "").replace("DISPLAY", "")
+MATHJAX_SCRIPT = "assets/mathjax/MathJax.js"
+
+
+def on_post_page(output: str, page, config) -> str:
+    """MathJax, served by the site, on every page with a formula, configured for its fonts."""
+    up = "../" * page.file.url.count("/")
+    loaded = f'<script src="{up}{MATHJAX_SCRIPT}'
+    if loaded in output:                          # a notebook: nbconvert's template loads it
+        return output.replace(loaded, NOTEBOOK_CONFIG + loaded, 1)
+    if 'class="arithmatex"' in output:           # a Markdown page with \( \) or \[ \]
+        script = f'<script src="{up}{MATHJAX_SCRIPT}?config=TeX-AMS-MML_HTMLorMML-full"></script>\n'
+        return output.replace("</body>", PAGE_CONFIG + script + "</body>", 1)
+    return output
 
 
 if __name__ == "__main__":
