@@ -138,7 +138,8 @@ FIGURES = {"02_metric_derivation.ipynb": 2, "03_prior_sensitivity.ipynb": 2,
 
 # Notebooks whose formulas are all LaTeX: no math written in ASCII or Unicode outside $...$.
 LATEX = ("01_quickstart.ipynb", "02_metric_derivation.ipynb", "03_prior_sensitivity.ipynb",
-         "04_frequentist_vs_bayesian.ipynb", "06_rag_metrics.ipynb")
+         "04_frequentist_vs_bayesian.ipynb", "05_hierarchical_and_agents.ipynb",
+         "06_rag_metrics.ipynb", "07_judge_calibration.ipynb")
 _PLAIN_MATH = re.compile(r"Beta\(|\bB\(|E\[|\bC\(n|[≥≤≠Σ·√∫̂αβμκ]|\b[a-z]_[a-z]\b|\b[a-z]\^[a-z0-9(]")
 
 
