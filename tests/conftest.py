@@ -9,6 +9,9 @@ from pathlib import Path
 
 import pytest
 
+# Runs inside the reference venv (deepeval, ragas), never in this one: not collected here.
+collect_ignore = ["metrics/rag_reference_scores.py"]
+
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "data" / "agentic_demo.jsonl"
 
