@@ -86,6 +86,7 @@ def test_every_readme_command_runs_as_written(tmp_path: Path) -> None:
 # Python blocks another test runs, with the checks of its topic (page, a string of the block).
 RUN_ELSEWHERE = {
     ("README.md", "class MyRetriever"): "test_readme_python_example_runs (above)",
+    ("arviz.md", "az.compare("): "tests/test_arviz_export.py",
     ("comparisons.md", "agenteval.plan("): "tests/test_cli_plan.py",
     ("graders.md", "def cites_a_source"): "tests/graders/test_readme_graders.py",
     ("rag.md", "ContextualPrecision.run"): "tests/test_cli_rag.py",
