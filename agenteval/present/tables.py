@@ -151,10 +151,23 @@ def _quantity(name: str, k: int) -> Any:
 _AT, _PW = "@@AT@@", "@@PW@@"  # caption placeholders: survive both escapes, become pass@k / pass^k
 
 
+_MATH = (  # the library's own method strings written as ASCII, and their LaTeX
+    ("(mu, kappa)", "@@MUKAPPA@@", r"$(\mu, \kappa)$"),
+    ("p_t^k", "@@PTK@@", r"$p_t^k$"),
+    (">= ", "@@GEQ@@", r"$\geq$ "),
+)
+
+
 def _caption(text: str, k: int, target: str) -> str:
     at, pw = _pass_heads(k)
+    if target == "latex":  # only the library's phrases; text from the data stays text
+        for ascii_text, mark, _latex in _MATH:
+            text = text.replace(ascii_text, mark)
     out = escape_latex(text) if target == "latex" else escape_markdown(text)
     pick = (lambda h: h.latex) if target == "latex" else (lambda h: escape_markdown(h.markdown))
+    if target == "latex":
+        for _ascii, mark, latex in _MATH:
+            out = out.replace(mark, latex)
     return out.replace(_AT, pick(at)).replace(_PW, pick(pw))
 
 
