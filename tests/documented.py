@@ -8,6 +8,7 @@ README and a page stays tested.
 from __future__ import annotations
 
 import re
+import textwrap
 from pathlib import Path
 
 from tests.conftest import REPO
@@ -50,5 +51,6 @@ def blocks(language: str, names: list[str] | None = None) -> list[tuple[str, str
         name = "README.md" if path.name == "README.md" and path.parent == REPO else path.name
         if names is None or name in names:
             text = path.read_text(encoding="utf-8")
-            found += [(name, code) for code in re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)]
+            found += [(name, textwrap.dedent(code))   # a block inside a list item is indented
+                      for code in re.findall(rf"```{language}\n(.*?)```", text, flags=re.S)]
     return found
