@@ -86,7 +86,7 @@ def test_counts_and_frames_from_columns_match_the_objects(demo):
 def test_streamed_writers_write_the_same_bytes(demo, tmp_path, monkeypatch):
     whole = tmp_path / "whole"
     demo.save(whole)
-    monkeypatch.setattr(write, "BLOCK", 7)   # 73 conversations: 11 blocks
+    monkeypatch.setattr(write, "_BLOCK", 7)   # 73 conversations: 11 blocks
     blocks = tmp_path / "blocks"
     demo.save(blocks)
     for name in ("conversations.csv", "interactions.csv"):

@@ -185,7 +185,7 @@ def _write_set(out: str | Path, owns: Callable[[str], bool], known: Sequence[str
         stage.discard()
 
 
-class Streamed:
+class _Streamed:
     """JSON data ``{**head, key: list(items)}`` whose items are written one at a time."""
 
     def __init__(self, head: dict[str, Any], key: str, items: Iterable[Any]) -> None:
@@ -193,7 +193,7 @@ class Streamed:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    if isinstance(data, Streamed):
+    if isinstance(data, _Streamed):
         _write_json_stream(path, data.head, data.key, data.items)
         return
     with open(path, "w", encoding="utf-8") as fh:
@@ -201,7 +201,7 @@ def _write_json(path: Path, data: Any) -> None:
         fh.write("\n")
 
 
-BLOCK = 20_000
+_BLOCK = 20_000
 """Conversations per block when a writer streams (the CSV files, results.json): what is held
 at once while writing is one block's rows, whatever the suite's size."""
 
@@ -238,13 +238,13 @@ def _csv_blocks(results: Any, frame: str, path: Path) -> None:
 
     make = getattr(results, frame)
     size = len(results)
-    if size <= BLOCK:
+    if size <= _BLOCK:
         csv_frame(make()).to_csv(path, index=False)
         return
     floats = _int_columns_with_gaps(results) if frame == "conversations_frame" else set()
     with open(path, "w", encoding="utf-8", newline="") as fh:
-        for start in range(0, size, BLOCK):
-            part = make(start, start + BLOCK)
+        for start in range(0, size, _BLOCK):
+            part = make(start, start + _BLOCK)
             for name in floats & set(part.columns):
                 part[name] = part[name].astype(float)
             csv_frame(part).to_csv(fh, index=False, header=start == 0)
@@ -321,7 +321,7 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         if hasattr(results, "json_head"):
             head = results.json_head()
             head["manifest"]["outputs"] = sorted(stage.names)
-            _write_json(path, Streamed(head, "conversations", _conversation_records(results)))
+            _write_json(path, _Streamed(head, "conversations", _conversation_records(results)))
         else:
             data = results.to_json()
             data["manifest"]["outputs"] = sorted(stage.names)
