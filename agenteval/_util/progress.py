@@ -81,18 +81,28 @@ class Progress:
             self._bar.last_print_t = now  # shown: close() prints the final count
 
     def restart(self) -> None:
-        """Start the clock again (the rate and time left of sampling, not of compiling)."""
-        if self._bar is not None:
-            postfix = self._bar.postfix
-            shown = self._bar.last_print_t >= self._bar.start_t + self._bar.delay
-            self._bar.reset()
-            self._bar.set_postfix_str(postfix or "", refresh=False)
-            if shown:  # reset() forgets it: keep close() printing the final count
-                self._bar.last_print_t = self._bar.start_t + self._bar.delay
+        """Start the clock again (the rate and time left of sampling, not of compiling).
+
+        Not tqdm's ``reset()``: it redraws the bar at once, also when the phase has not yet
+        been shown (then a phase shorter than the delay left a stray 0/N line and no final one).
+        """
+        bar = self._bar
+        if bar is None:
+            return
+        now = bar._time()
+        if bar.last_print_t >= bar.start_t + bar.delay or now - bar.start_t >= bar.delay:
+            bar.delay = 0  # on screen, or the phase already ran past the delay: show it through
+        bar.n = bar.last_print_n = 0
+        bar.last_print_t = bar.start_t = now
 
     def close(self) -> None:
-        if self._bar is not None:
-            self._bar.close()
+        """Close the bar; a phase that ran past the delay ends with its final count printed
+        (also when stderr is a log that has had no update since, at LOG_INTERVAL)."""
+        bar = self._bar
+        if bar is not None:
+            if bar._time() - bar.start_t >= bar.delay:
+                bar.last_print_t = max(bar.last_print_t, bar.start_t + bar.delay)
+            bar.close()
             self._bar = None
 
     def __enter__(self) -> Progress:

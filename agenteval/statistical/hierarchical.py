@@ -456,7 +456,8 @@ def _sampling_bar(units: int, groups: int, sampler: SamplerSettings, progress: b
     return Progress(sampler.chains * (sampler.tune + sampler.draws),
                     f"NUTS fit ({units} units, {groups} group{'s' * (groups != 1)}): "
                     f"{sampler.chains} chains x {sampler.draws} draws + {sampler.tune} tune",
-                    enabled=progress, unit="draw")
+                    # an MCMC fit is always a slow phase: shown unless switched off (as PyMC's own)
+                    enabled=progress is not False, unit="draw")
 
 
 def _draw_counter(bar: Any, sampler: SamplerSettings) -> Any:
