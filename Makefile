@@ -48,7 +48,7 @@ $(REF_STAMP): constraints-ref.txt requirements-ref.txt
 	touch $(REF_STAMP)
 
 test: setup $(MODEL_STAMP) $(REF_STAMP)
-	AGENTEVAL_RAG_REFERENCE_PYTHON=$(REF_VENV)/bin/python $(BIN)/python -m pytest
+	AGENTEVAL_RAG_REFERENCE_PYTHON=$(CURDIR)/$(REF_VENV)/bin/python $(BIN)/python -m pytest
 
 ## JupyterLab on this machine only, in notebooks/, with the project's kernel (root needs --allow-root).
 LAB_PORT ?= 8888

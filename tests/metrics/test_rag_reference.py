@@ -48,6 +48,8 @@ def _reference_python() -> str:
     """The ref venv's python; a failure under CI or when make named it, a skip locally."""
     named = os.environ.get(ENV_VAR)
     python = Path(named) if named else REF_VENV / "bin" / "python"
+    if not python.is_absolute():  # make passes a path relative to the checkout; tests may chdir
+        python = REPO / python     # (never resolve(): the venv's python is a symlink)
     if python.exists() and (named or (REF_VENV / ".ref-stamp").exists()):
         return str(python)
     why = (f"the DeepEval/RAGAS reference venv is missing ({python}); build it with "
