@@ -182,10 +182,7 @@ class InteractionResult(BaseModel):
 
     def __repr__(self) -> str:
         """One line: the verdict and its cause, not the judge's whole reasoning."""
-        try:
-            return self._short_repr()
-        except Exception:  # a partly or oddly built record (model_construct): pydantic's own
-            return super().__repr__()
+        return _short_or_pydantic(self, InteractionResult)
 
     def _short_repr(self) -> str:
         why = self.judge_error or self.reasoning
@@ -196,6 +193,15 @@ class InteractionResult(BaseModel):
 
 
 _MARK = {True: "ok", False: "wrong", None: "not judged"}
+
+
+def _short_or_pydantic(record: Any, cls: type) -> str:
+    """The record's short repr; pydantic's own for a partly or oddly built one
+    (``model_construct``): a repr never raises."""
+    try:
+        return record._short_repr()
+    except Exception:
+        return super(cls, record).__repr__()
 
 
 def _interval(value: float, low: float | None, high: float | None) -> str:
@@ -251,10 +257,7 @@ class AgenticMetric(BaseModel):
 
     def __repr__(self) -> str:
         """Three lines with the key numbers (``model_dump()`` has every field)."""
-        try:
-            return self._short_repr()
-        except Exception:  # a partly or oddly built record (model_construct): pydantic's own
-            return super().__repr__()
+        return _short_or_pydantic(self, AgenticMetric)
 
     def _short_repr(self) -> str:
         where = f"agent {self.assistant_id!r}" + (f", task {self.task_id!r}" if self.task_id else "")

@@ -13,7 +13,7 @@ from agenteval.statistical.compare.bayes import paired_bayes, unpaired_bayes
 from agenteval.statistical.compare.bootstrap import paired_bootstrap, unpaired_bootstrap
 from agenteval.statistical.compare.common import seed_stream
 from agenteval.statistical.compare.grouping import Agent, group_agents, is_bayes, task_arrays
-from agenteval.statistical.compare.multiplicity import adjust_pvalues
+from agenteval.statistical.compare.multiplicity import adjust_comparisons
 from agenteval.statistical.compare.proportions import mcnemar_exact, newcombe_paired
 from agenteval.statistical.compare.ranking import rank_agents
 from agenteval.statistical.compare.types import Comparison, ComparisonTable, Difference
@@ -169,25 +169,9 @@ def compare_agents(agent: Sequence[str], task: Sequence[str | None], success: An
                            hyper=hyper)
              for i in range(len(agents)) for j in range(i + 1, len(agents))]
     if not bayes and comps:
-        fam: dict[str, list[tuple[int, int]]] = {}  # one family per quantity
-        for ci, cmp in enumerate(comps):
-            for di, d in enumerate(cmp.differences):
-                fam.setdefault(d.quantity, []).append((ci, di))
-        adjusted: dict[tuple[int, int], float] = {}
-        for members in fam.values():
-            p = [comps[ci].differences[di].p_value for ci, di in members]
-            for key, value in zip(members, adjust_pvalues(p, adjust)):
-                adjusted[key] = float(value)
-        comps = [Comparison(c.agent_a, c.agent_b, c.method, c.detail, c.shared_tasks,
-                            tuple(_with_p(d, adjusted.get((ci, di), math.nan))
-                                  for di, d in enumerate(c.differences)), c.notes)
-                 for ci, c in enumerate(comps)]
+        comps = adjust_comparisons(comps, adjust)
     ranking = rank_agents([a for a in agents if a.conversations > 0], mode=mode, bayes=bayes,
                        resamples=resamples)
     return ComparisonTable(tuple(comps), ranking, adjust if not bayes else "none")
 
 
-def _with_p(d: Difference, p: float) -> Difference:
-    from dataclasses import replace
-
-    return replace(d, p_adjusted=p)

@@ -33,7 +33,7 @@ from scipy import special
 from agenteval.errors import ConfigError, check_k, check_level
 from agenteval.statistical.compare.bootstrap import percentile_p
 from agenteval.statistical.compare.common import prob_greater, seed_stream, tails
-from agenteval.statistical.compare.multiplicity import adjust_pvalues
+from agenteval.statistical.compare.multiplicity import adjust_comparisons
 from agenteval.statistical.compare.ranking import rank_from_draws
 from agenteval.statistical.compare.types import Comparison, ComparisonTable, Difference, Ranking
 from agenteval.statistical.judge_error import elementary_symmetric
@@ -206,21 +206,7 @@ def compare_corrected(prob: Any, agent: Sequence[str], task: Sequence[Any], *, k
             comps.append(Comparison(a, b, "paired" if paired else "independent", detail,
                                     len(shared), tuple(diffs), tuple(notes)))
     if not bayesian and comps:
-        fam: dict[str, list[tuple[int, int]]] = {}
-        for ci, cmp in enumerate(comps):
-            for di, d in enumerate(cmp.differences):
-                fam.setdefault(d.quantity, []).append((ci, di))
-        adjusted: dict[tuple[int, int], float] = {}
-        for members in fam.values():
-            p = [comps[ci].differences[di].p_value for ci, di in members]
-            for key, value in zip(members, adjust_pvalues(p, adjust), strict=True):
-                adjusted[key] = float(value)
-        from dataclasses import replace
-
-        comps = [replace(c, differences=tuple(replace(d, p_adjusted=adjusted.get((ci, di),
-                                                                              math.nan))
-                                              for di, d in enumerate(c.differences)))
-                 for ci, c in enumerate(comps)]
+        comps = adjust_comparisons(comps, adjust)
     ranking = _rank(order, cells_of, task_of, n_cell, c_cell, rng, bayesian=bayesian,
                     prefix=prefix)
     return ComparisonTable(tuple(comps), ranking, adjust if not bayesian else "none")

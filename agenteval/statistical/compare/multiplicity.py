@@ -8,7 +8,7 @@ import numpy as np
 
 from agenteval.errors import ConfigError
 
-__all__ = ["adjust_pvalues"]
+__all__ = ["adjust_pvalues", "adjust_comparisons"]
 
 
 def adjust_pvalues(p: Any, method: str = "holm") -> np.ndarray:
@@ -46,3 +46,23 @@ def adjust_pvalues(p: Any, method: str = "holm") -> np.ndarray:
     res[order] = np.minimum(adj, 1.0)
     out[ok] = res
     return out
+
+
+def adjust_comparisons(comps: list[Any], method: str) -> list[Any]:
+    """``comps`` (``Comparison`` records) with each difference's ``p_adjusted`` set: p-values
+    adjusted by ``method`` within each quantity's family of agent pairs."""
+    import math
+    from dataclasses import replace
+
+    families: dict[str, list[tuple[int, int]]] = {}  # one family per quantity
+    for ci, cmp in enumerate(comps):
+        for di, d in enumerate(cmp.differences):
+            families.setdefault(d.quantity, []).append((ci, di))
+    adjusted: dict[tuple[int, int], float] = {}
+    for members in families.values():
+        p = [comps[ci].differences[di].p_value for ci, di in members]
+        for key, value in zip(members, adjust_pvalues(p, method), strict=True):
+            adjusted[key] = float(value)
+    return [replace(c, differences=tuple(replace(d, p_adjusted=adjusted.get((ci, di), math.nan))
+                                         for di, d in enumerate(c.differences)))
+            for ci, c in enumerate(comps)]
