@@ -494,10 +494,6 @@ def _score_tools(batch: Batch, settings: RunSettings, utilization_override: floa
                   utilization_override=utilization_override, query=batch.query)
 
 
-_CAPPED = "searched in its first"
-"""What a tool score's reasoning says when a result was searched only to MAX_RESULT_CHARS."""
-
-
 def _count_unresolved(judge: Judge, unresolved: int, cut: int) -> None:
     """Count the tool-use questions no judgment could decide in the judge's record (the judge
     line's errors, a "tool use" phase), and those where a result was cut at the search cap."""
@@ -538,7 +534,7 @@ def _resolve_ambiguous_utilization(
         cut = 0
         for i, b in zip(ambiguous, batches):
             if b.agentic is None or b.agentic.final_answer_uses_tools is None:
-                capped = _CAPPED in (tools[i].reasoning or "")  # type: ignore[union-attr]
+                capped = tools[i].result_cut  # type: ignore[union-attr]
                 cut += capped
                 failures[i] = JudgeFailure(UNRESOLVED_UTILIZATION + (
                     f"; a tool result was searched only in its first {MAX_RESULT_CHARS:,} "

@@ -603,6 +603,7 @@ def _score(scorer: ToolScorer, used: AgenticTrace | Mapping[str, Any] | None,
         lines.append(f"sequence {sequence:.3g}: {lis} of {n_matched} matched calls in expected order")
 
     # utilization
+    cut = False
     if override is not None:
         utilization, evidence, why = override, "judge", "set by judge"
     elif not n_used:
@@ -630,8 +631,9 @@ def _score(scorer: ToolScorer, used: AgenticTrace | Mapping[str, Any] | None,
             utilization, evidence = 0.0, "absent"
             why = "tool results not found in the answer; self-report says False"
         if ev.truncated:
-            cut = ", ".join(used_lab[i] for i in ev.truncated)
-            why += f" (result of {cut} searched in its first {MAX_RESULT_CHARS:,} characters)"
+            cut = True
+            calls = ", ".join(used_lab[i] for i in ev.truncated)
+            why += f" (result of {calls} searched in its first {MAX_RESULT_CHARS:,} characters)"
     lines.append(f"utilization {utilization:.3g} ({evidence}): {why}")
 
     overall = math.fsum([w_sel * selection, w_par * parameters, w_seq * sequence,
@@ -649,4 +651,5 @@ def _score(scorer: ToolScorer, used: AgenticTrace | Mapping[str, Any] | None,
         is_correct=is_correct,
         reasoning="\n".join(lines),
         utilization_evidence=evidence,
+        result_cut=cut,
     )

@@ -186,6 +186,8 @@ class Columns:
                                                count=len(present))
         inter["tool_reasoning"] = Texts.of([t.reasoning for t in present])
         inter["tool_evidence"] = Texts.of([t.utilization_evidence for t in present])
+        inter["tool_result_cut"] = np.fromiter((t.result_cut for t in present), dtype=bool,
+                                               count=len(present))
         return cls(conv, inter, start)
 
     @classmethod
@@ -319,6 +321,7 @@ class Columns:
         ok = inter["tool_is_correct"][a:b].tolist()
         why = inter["tool_reasoning"].tolist(a, b)
         evidence = inter["tool_evidence"].tolist(a, b)
+        cut = inter["tool_result_cut"][a:b].tolist()
         out: list[ToolCorrectnessScore | None] = []
         t = 0
         for flag in has[lo:hi].tolist():
@@ -331,7 +334,7 @@ class Columns:
                 sequence_correct=vals["sequence_correct"][t],
                 result_utilization=vals["result_utilization"][t],
                 overall_correctness=vals["overall_correctness"][t], is_correct=ok[t],
-                reasoning=why[t], utilization_evidence=evidence[t]))
+                reasoning=why[t], utilization_evidence=evidence[t], result_cut=cut[t]))
             t += 1
         return out
 

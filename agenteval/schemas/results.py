@@ -119,6 +119,10 @@ class ToolCorrectnessScore(BaseModel):
     utilization_evidence: UtilizationEvidence | None = Field(
         default=None, description="How result_utilization was decided."
     )
+    result_cut: bool = Field(
+        default=False, description="A call's result was searched only in its first "
+        "MAX_RESULT_CHARS characters (agenteval.metrics.evidence); the reasoning names the call."
+    )
 
 
 class GraderCheck(BaseModel):

@@ -180,6 +180,22 @@ def test_unresolved_tool_use_is_counted_in_the_judge_record_and_the_search_cap_s
     assert judge["judgments"]["tool use"]["errors"] == 2
 
 
+def test_a_tool_named_like_the_cap_message_is_not_counted_as_cut() -> None:
+    """The search cap is a field of the tool score (``result_cut``), not a phrase looked for in
+    its reasoning, which holds the data's tool names."""
+    truth = {"expected_tools": [{"tool_name": "search", "parameters": {"q": "w"}}]}
+    call = {"tool_name": "search", "parameters": {"q": "w"}, "step": 1, "result": "Tadej Pogacar"}
+    extra = {"tool_name": "searched in its first", "step": 2, "result": "Eddy Merckx"}
+    results = Agentic.run([conv("s0", [("yes", "yes")], tools={
+        "agentic": {"tools_used": [call, extra]}, "ground_truth_agentic": truth})], k=1,
+        tool_threshold=0.8)   # passes only if the answer used the results: unresolved offline
+    assert "extra: searched in its first" in results[0].interactions[0].tool_correctness.reasoning
+    assert "searched only in its first" not in results[0].interactions[0].judge_error
+    assert results[0].interactions[0].tool_correctness.result_cut is False
+    judge = results.summary().judge
+    assert judge["unresolved_tool_use"] == 1 and "tool_results_cut_at_search_cap" not in judge
+
+
 def test_tool_use_is_scored_only_where_expectations_are_given() -> None:
     used = {"agentic": {"tools_used": [{"tool_name": "search", "parameters": {"q": "x"}}]}}
     no_expectation = conv("s1", [("4", "4")], tools=used)

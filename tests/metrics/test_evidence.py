@@ -67,6 +67,9 @@ def test_the_cut_is_named_in_the_tool_score(monkeypatch):
                        {"expected_tools": [{"tool_name": "search"}]}, "Nothing to do with it.")
     assert s.utilization_evidence == "ambiguous"
     assert "result of search searched in its first" in s.reasoning
+    assert s.result_cut is True
+    assert score_tool_use({"tools_used": [{"tool_name": "search", "result": "short"}]},
+                          {"expected_tools": [{"tool_name": "search"}]}, "x").result_cut is False
 
 
 def test_a_large_result_is_searched_in_memory_linear_in_its_size():
