@@ -238,8 +238,8 @@ class HierarchicalFit:
 
     def task_summary(self, k: int, level: float, units: np.ndarray | None = None) -> dict[str, float]:
         """The suite's units (``units``: boolean mask or indices; default all): mean over them of
-        p_u^k and 1-(1-p_u)^k, exact mean, interval from independent per-unit draws (units
-        sharing a posterior, beyond ``beta_sums.EXACT_GROUP`` of them, as their normal sum)."""
+        p_u^k and 1-(1-p_u)^k, exact mean, interval from independent per-unit draws (beyond
+        ``beta_sums.EXACT_GROUP`` units, the skew-corrected normal sum, ``beta_sums``)."""
         a, b = self._posterior_params()
         idx = np.arange(self.inverse.size) if units is None else np.flatnonzero(
             np.asarray(units)) if np.asarray(units).dtype == bool else np.asarray(units)
@@ -249,11 +249,8 @@ class HierarchicalFit:
         mean_at = float((est.beta_pass_at_k_mean(a, b, k) @ counts).mean() / t)
         mean_pw = float((est.beta_pass_pow_k_mean(a, b, k) @ counts).mean() / t)
         rng = self._rng(1)
-        sum_at, sum_pw = np.zeros(a.shape[0]), np.zeros(a.shape[0])
-        for j in np.flatnonzero(counts):   # independent units of triple j, per (mu, kappa) draw
-            group = beta_sums(a[:, j], b[:, j], int(counts[j]), k, ("at", "pow"), rng)
-            sum_at += group["at"]
-            sum_pw += group["pow"]
+        sums = beta_sums(a, b, counts, k, ("at", "pow"), rng)  # independent units, per draw
+        sum_at, sum_pw = sums["at"], sums["pow"]
         tail = (1.0 - level) / 2.0
         at_lo, at_hi = np.quantile(sum_at / t, [tail, 1.0 - tail])
         pw_lo, pw_hi = np.quantile(sum_pw / t, [tail, 1.0 - tail])

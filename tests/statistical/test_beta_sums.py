@@ -20,7 +20,8 @@ def test_sums_have_the_exact_mean_and_variance(m):
     (computed here by scipy's numerical integration, independently of beta_moment)."""
     a, b, k, draws = 2.5, 1.5, 3, 200_000
     rng = np.random.default_rng(7)
-    got = beta_sums(np.full(draws, a), np.full(draws, b), m, k, ("rate", "at", "pow"), rng)
+    got = beta_sums(np.full((draws, 1), a), np.full((draws, 1), b), [m], k, ("rate", "at", "pow"),
+                    rng)
     dist = stats.beta(a, b)
     for kind, f in (("rate", lambda p: p), ("at", lambda p: 1 - (1 - p) ** k),
                     ("pow", lambda p: p ** k)):
@@ -39,7 +40,8 @@ def test_normal_branch_quantiles_match_brute_force(a, b, m, tol):
     p^3 sum of Beta(0.8, 1.9) by 4%)."""
     k, draws = 3, 100_000
     rng = np.random.default_rng(3)
-    approx = beta_sums(np.full(draws, a), np.full(draws, b), m, k, ("rate", "at", "pow"), rng)
+    approx = beta_sums(np.full((draws, 1), a), np.full((draws, 1), b), [m], k,
+                       ("rate", "at", "pow"), rng)
     p = rng.beta(a, b, size=(draws, m))
     brute = {"rate": p.sum(axis=1), "at": (1 - (1 - p) ** k).sum(axis=1),
              "pow": (p ** k).sum(axis=1)}
@@ -47,6 +49,36 @@ def test_normal_branch_quantiles_match_brute_force(a, b, m, tol):
         got_ends = np.quantile(approx[kind], [0.025, 0.975])
         want_ends = np.quantile(want, [0.025, 0.975])
         assert np.abs(got_ends - want_ends).max() < tol * (want_ends[1] - want_ends[0]), kind
+
+
+def test_a_suite_of_small_groups_is_summed_as_drawing_every_task():
+    """Thirty tasks in nine groups (the sum over the suite, not over one group, is what the
+    normal branch draws): its interval's ends equal per-task draws' within 1.5% of the width."""
+    rng = np.random.default_rng(5)
+    k, draws = 3, 100_000
+    a = rng.uniform(0.3, 6.0, size=9)
+    b = rng.uniform(0.3, 6.0, size=9)
+    counts = np.array([1, 2, 3, 4, 5, 6, 4, 3, 2])
+    approx = beta_sums(np.tile(a, (draws, 1)), np.tile(b, (draws, 1)), counts, k,
+                       ("rate", "at", "pow"), rng)
+    p = rng.beta(np.repeat(a, counts), np.repeat(b, counts), size=(draws, counts.sum()))
+    brute = {"rate": p.sum(axis=1), "at": (1 - (1 - p) ** k).sum(axis=1),
+             "pow": (p ** k).sum(axis=1)}
+    for kind, want in brute.items():
+        got_ends = np.quantile(approx[kind], [0.025, 0.975])
+        want_ends = np.quantile(want, [0.025, 0.975])
+        assert np.abs(got_ends - want_ends).max() < 0.015 * (want_ends[1] - want_ends[0]), kind
+        assert approx[kind].mean() == pytest.approx(want.mean(), rel=2e-3)
+
+
+def test_a_suite_of_at_most_24_tasks_draws_every_task():
+    """Small suites are drawn exactly: the same stream as drawing each task's p."""
+    a, b = np.array([[2.0, 3.0]]), np.array([[1.0, 0.5]])
+    got = beta_sums(a, b, [3, 2], 2, ("pow",), np.random.default_rng(1))["pow"]
+    rng = np.random.default_rng(1)
+    want = (rng.beta(a[:, 0, None], b[:, 0, None], size=(1, 3)) ** 2).sum() + (
+        rng.beta(a[:, 1, None], b[:, 1, None], size=(1, 2)) ** 2).sum()
+    assert got[0] == pytest.approx(want, rel=1e-12)
 
 
 def test_task_summary_interval_matches_per_unit_draws():

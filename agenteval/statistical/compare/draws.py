@@ -65,9 +65,9 @@ def suite_mean_draws(n: Any, c: Any, k: int, size: int, rng: np.random.Generator
     (a, b), or the posterior draws ``hyper`` = (mu, kappa) of a hierarchical fit (one per draw;
     ``size`` is then their number), then each p_t from its conjugate
     Beta(mu kappa + c_t, (1 - mu) kappa + n_t - c_t).
-    Tasks with equal (n, c) share a posterior: a group of m such tasks gets m draws when m is
-    small, else the normal sum with the exact Beta mean and variance of the quantity (the
-    central limit theorem over m > 24 independent tasks), so a million tasks cost what their
+    Tasks with equal (n, c) share a posterior, and the sum over tasks is drawn by
+    :func:`~agenteval.statistical.beta_sums.beta_sums` (every task drawn up to 24 tasks, else
+    the skew-corrected normal sum with exact moments), so a million tasks cost what their
     distinct (n, c) pairs cost. Returns ({quantity: draws (size,)}, note).
     """
     n, c = np.asarray(n, dtype=float).ravel(), np.asarray(c, dtype=float).ravel()
@@ -83,9 +83,6 @@ def suite_mean_draws(n: Any, c: Any, k: int, size: int, rng: np.random.Generator
     pairs, counts = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
     names = [name for name, _ in quantities(k)]   # success, then pass@k and pass^k if k > 1
     kinds = ("rate", "at", "pow")[:len(names)]
-    sums = {name: np.zeros(size) for name in names}
-    for (nt, ct), m in zip(pairs, counts):
-        group = beta_sums(a0 + ct, b0 + nt - ct, int(m), k, kinds, rng)
-        for name, kind in zip(names, kinds):
-            sums[name] += group[kind]
-    return {name: v / n.size for name, v in sums.items()}, note
+    nt, ct = pairs[:, 0], pairs[:, 1]
+    sums = beta_sums(a0[:, None] + ct, b0[:, None] + nt - ct, counts, k, kinds, rng)
+    return {name: sums[kind] / n.size for name, kind in zip(names, kinds)}, note
