@@ -52,3 +52,16 @@ def test_statistical_modules_import_no_sampler_or_plotting() -> None:
                             "from agenteval import BayesianMode\n"
                             "BayesianMode(method='hierarchical')")
     assert not [m for m in ["pymc", "pytensor", "arviz", "matplotlib", "pandas"] if m in loaded]
+
+
+def test_the_main_job_without_out_imports_no_scipy_stats_or_plotting() -> None:
+    """`agenteval run demo --mode bayesian` (no --out) needs none of scipy.stats (about 0.4 s of
+    imports, which a module-level import in statistical.judge_error once added to every run),
+    arviz, matplotlib or a sampler."""
+    demo = Path(__file__).resolve().parents[1] / "data" / "agentic_demo.jsonl"
+    loaded = _modules_after(
+        "import contextlib, io, sys\nfrom agenteval.cli import main\n"
+        f"sys.argv = ['agenteval', 'run', {str(demo)!r}, '--k', '3', '--mode', 'bayesian']\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n    main()")
+    assert not [m for m in ["scipy.stats", "arviz", "matplotlib", "xarray", "pymc", "pytensor"]
+                if m in loaded]

@@ -13,22 +13,28 @@ collected as usual, and ``gc.unfreeze()`` at the end hands the old ones back.
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 
 @contextmanager
-def existing_objects_frozen() -> Iterator[None]:
+def existing_objects_frozen() -> Iterator[Callable[[], None]]:
     """Freeze the objects alive now for the duration of the block (no-op if the caller froze
-    some already or turned the collector off: their choice stands)."""
+    some already or turned the collector off: their choice stands). Yields ``freeze_more``,
+    which freezes what was made since (a block of data just read), or does nothing when the
+    block is a no-op."""
     if gc.get_freeze_count() or not gc.isenabled():
-        yield
+        yield _nothing
         return
     gc.freeze()
     try:
-        yield
+        yield gc.freeze
     finally:
         gc.unfreeze()
+
+
+def _nothing() -> None:
+    pass
 
 
 @contextmanager

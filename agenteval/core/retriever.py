@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from agenteval._util.gc import collector_paused
 from agenteval.core import jsonio
 from agenteval.core.base import Retriever
 from agenteval.core.base import Where as _Where
@@ -420,16 +421,28 @@ def _stream_lines(path: Path) -> Iterator[tuple[str, int]]:
 def iter_dataset_blocks(path: str | Path, *, block: int = 10_000) -> Iterator[list[Dataset]]:
     """The conversations of a JSONL file, ``block`` at a time, validated as ``load_datasets``
     validates them (the same errors, a repeated ``session_id`` included): a suite of any size
-    is read with one block in memory."""
+    is read with one block in memory. Each block is read with the cyclic collector paused
+    (validation makes no cycles; ``agenteval._util.gc``), not the caller's work between blocks."""
     path = Path(path)
-    source = str(path)
+    lines = _stream_lines(path)
     seen: dict[str, int] = {}
+    while True:
+        with collector_paused():
+            out = _read_block(lines, block, seen, str(path))
+        if not out:
+            return
+        yield out
+
+
+def _read_block(lines: Iterator[tuple[str, int]], block: int, seen: dict[str, int],
+                source: str) -> list[Dataset]:
+    """Up to ``block`` validated conversations from ``lines`` (``seen``: session id -> line)."""
     out: list[Dataset] = []
-    for line, number in _stream_lines(path):
+    for line, number in lines:
         where = _Where(source, number)
         dataset = _dataset_from_json(line)
         if dataset is None:
-            dataset = _validate(_parse_line(line, number, path), where)
+            dataset = _validate(_parse_line(line, number, Path(source)), where)
         first = seen.get(dataset.session_id)
         if first is not None:
             raise where.error(f"duplicate session_id {dataset.session_id!r} (first seen at "
@@ -437,7 +450,5 @@ def iter_dataset_blocks(path: str | Path, *, block: int = 10_000) -> Iterator[li
         seen[dataset.session_id] = number
         out.append(dataset)
         if len(out) >= block:
-            yield out
-            out = []
-    if out:
-        yield out
+            break
+    return out

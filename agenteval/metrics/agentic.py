@@ -18,7 +18,7 @@ tool use must still be correct). Every result says where it came from (``source`
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -250,18 +250,19 @@ def _streamed(path: Any, judge: Judge, settings: RunSettings, *, strict: bool,
     None when the data has rubrics or labels (the caller then loads it whole)."""
     from agenteval.core.labels import labels_from_datasets
 
-    def blocks() -> Iterable[Sequence[Dataset]]:
+    def blocks(freeze_more: Callable[[], None]) -> Iterable[Sequence[Dataset]]:
         for block in iter_dataset_blocks(path, block=BLOCK):
             if any(ds.rubric or any(b.rubric for b in ds.conversation) for ds in block) or len(
                     labels_from_datasets(block)):
                 raise _NeedsWhole
             if strict:
                 check_complete(block)
+            freeze_more()  # the block's objects live until it is scored: no collection walks them
             yield block
 
     try:
-        with existing_objects_frozen():
-            return _evaluate(blocks(), judge, settings, strict=strict,
+        with existing_objects_frozen() as freeze_more:
+            return _evaluate(blocks(freeze_more), judge, settings, strict=strict,
                              include_history=include_history, verbose=verbose,
                              progress=progress, blocks=True)
     except _NeedsWhole:

@@ -52,6 +52,7 @@ import numpy as np
 from agenteval.errors import ConfigError
 from agenteval.statistical import estimators as est
 from agenteval.statistical.beta_binomial import HyperPrior, hyperposterior, log_marginal_likelihood
+from agenteval.statistical.beta_sums import beta_sums
 
 __all__ = [
     "ConvergenceWarning",
@@ -237,7 +238,8 @@ class HierarchicalFit:
 
     def task_summary(self, k: int, level: float, units: np.ndarray | None = None) -> dict[str, float]:
         """The suite's units (``units``: boolean mask or indices; default all): mean over them of
-        p_u^k and 1-(1-p_u)^k, exact mean, interval from independent per-unit draws."""
+        p_u^k and 1-(1-p_u)^k, exact mean, interval from independent per-unit draws (units
+        sharing a posterior, beyond ``beta_sums.EXACT_GROUP`` of them, as their normal sum)."""
         a, b = self._posterior_params()
         idx = np.arange(self.inverse.size) if units is None else np.flatnonzero(
             np.asarray(units)) if np.asarray(units).dtype == bool else np.asarray(units)
@@ -247,25 +249,11 @@ class HierarchicalFit:
         mean_at = float((est.beta_pass_at_k_mean(a, b, k) @ counts).mean() / t)
         mean_pw = float((est.beta_pass_pow_k_mean(a, b, k) @ counts).mean() / t)
         rng = self._rng(1)
-        s = a.shape[0]
-        sum_at, sum_pw = np.zeros(s), np.zeros(s)
-        used = np.flatnonzero(counts)
-        if s * t <= 20_000_000:
-            for j in used:   # independent draws for every unit of triple j, per (mu, kappa) draw
-                m = int(counts[j])
-                p = rng.beta(a[:, j, None], b[:, j, None], size=(s, m))
-                with np.errstate(divide="ignore"):
-                    sum_at += (-np.expm1(k * np.log1p(-p))).sum(axis=1)
-                sum_pw += (p ** k).sum(axis=1)
-        else:   # huge suites: the mean over t units given a draw is normal to high accuracy
-            for j in used:
-                m1 = est.beta_pass_pow_k_mean(a[:, j], b[:, j], k)
-                m2 = est.beta_pass_pow_k_mean(a[:, j], b[:, j], 2 * k)
-                q1 = 1 - est.beta_pass_at_k_mean(a[:, j], b[:, j], k)
-                q2 = 1 - est.beta_pass_at_k_mean(a[:, j], b[:, j], 2 * k)
-                cnt = counts[j]
-                sum_pw += cnt * m1 + np.sqrt(cnt * np.maximum(m2 - m1 ** 2, 0)) * rng.standard_normal(s)
-                sum_at += cnt * (1 - q1) - np.sqrt(cnt * np.maximum(q2 - q1 ** 2, 0)) * rng.standard_normal(s)
+        sum_at, sum_pw = np.zeros(a.shape[0]), np.zeros(a.shape[0])
+        for j in np.flatnonzero(counts):   # independent units of triple j, per (mu, kappa) draw
+            group = beta_sums(a[:, j], b[:, j], int(counts[j]), k, ("at", "pow"), rng)
+            sum_at += group["at"]
+            sum_pw += group["pow"]
         tail = (1.0 - level) / 2.0
         at_lo, at_hi = np.quantile(sum_at / t, [tail, 1.0 - tail])
         pw_lo, pw_hi = np.quantile(sum_pw / t, [tail, 1.0 - tail])

@@ -46,7 +46,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import special
 
 from agenteval.errors import ConfigError, check_level, check_unit
 
@@ -149,7 +149,7 @@ def _count(name: str, value: Any) -> int:
 
 
 def _z(level: float) -> float:
-    return float(stats.norm.ppf(0.5 + check_level("level", level) / 2))
+    return float(special.ndtri(0.5 + check_level("level", level) / 2))
 
 
 def _wilson(x: Any, n: Any, z: float) -> tuple[np.ndarray, np.ndarray]:

@@ -8,6 +8,7 @@ import numpy as np
 
 from agenteval.errors import ConfigError, check_k, check_level
 from agenteval.statistical.beta_binomial import HyperPrior
+from agenteval.statistical.beta_sums import beta_sums
 from agenteval.statistical.compare.common import prob_greater, quantities, tails
 from agenteval.statistical.compare.types import Difference
 from agenteval.statistical.difficulty import hyperposterior_draws
@@ -53,19 +54,6 @@ def paired_from_draws(p_a: Any, p_b: Any, *, k: int, ci_level: float = 0.95) -> 
             for name, f in quantities(k)]
 
 
-#: Tasks sharing (n, c) with more members than this are summed by their exact Beta moments
-#: (a normal sum) instead of one draw per task: memory and time stay bounded for huge suites.
-_EXACT_GROUP = 24
-
-
-def _beta_moment(a: np.ndarray, b: np.ndarray, j: int) -> np.ndarray:
-    """E[p^j] for p ~ Beta(a, b), exactly: prod_{i<j} (a + i) / (a + b + i)."""
-    out = np.ones(np.shape(a))
-    for i in range(j):
-        out = out * (a + i) / (a + b + i)
-    return out
-
-
 def suite_mean_draws(n: Any, c: Any, k: int, size: int, rng: np.random.Generator, *,
                      prior: tuple[float, float] | None = None,
                      hyper: tuple[Any, Any] | None = None,
@@ -93,23 +81,11 @@ def suite_mean_draws(n: Any, c: Any, k: int, size: int, rng: np.random.Generator
     else:
         a0, b0, note = np.full(size, float(prior[0])), np.full(size, float(prior[1])), ""
     pairs, counts = np.unique(np.stack([n, c], axis=1), axis=0, return_counts=True)
-    sums = {name: np.zeros(size) for name, _ in quantities(k)}
+    names = [name for name, _ in quantities(k)]   # success, then pass@k and pass^k if k > 1
+    kinds = ("rate", "at", "pow")[:len(names)]
+    sums = {name: np.zeros(size) for name in names}
     for (nt, ct), m in zip(pairs, counts):
-        a, b = a0 + ct, b0 + nt - ct
-        if m <= _EXACT_GROUP:
-            p = rng.beta(a[:, None], b[:, None], size=(size, int(m)))
-            for name, f in quantities(k):
-                sums[name] += f(p).sum(axis=1)
-            continue
-        z = rng.standard_normal((len(sums), size))
-        for i, (name, _) in enumerate(quantities(k)):
-            if name == "success":
-                mean, second = _beta_moment(a, b, 1), _beta_moment(a, b, 2)
-            elif name.startswith("pass^"):
-                mean, second = _beta_moment(a, b, k), _beta_moment(a, b, 2 * k)
-            else:  # 1 - (1-p)^k: the variance of (1-p)^k, (1-p) ~ Beta(b, a)
-                fail, second = _beta_moment(b, a, k), _beta_moment(b, a, 2 * k)
-                mean, second = 1.0 - fail, second - 2 * fail + 1.0
-            var = np.maximum(second - mean ** 2, 0.0)
-            sums[name] += m * mean + np.sqrt(m * var) * z[i]
+        group = beta_sums(a0 + ct, b0 + nt - ct, int(m), k, kinds, rng)
+        for name, kind in zip(names, kinds):
+            sums[name] += group[kind]
     return {name: v / n.size for name, v in sums.items()}, note
