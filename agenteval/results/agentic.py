@@ -239,6 +239,7 @@ class AgenticResults(Sequence[AgenticMetric]):
         """What produced the run (command, call, data file): merged into the JSON manifest."""
         self.labels: Any = None
         """Human labels for some interactions (agenteval.core.labels.Labels), or None."""
+        self._label_cluster: str | None = None
         self._calibration: Any = None
 
     def __len__(self) -> int:
@@ -362,13 +363,31 @@ class AgenticResults(Sequence[AgenticMetric]):
                                      method=self.method)
         return self._values
 
+    @property
+    def label_cluster(self) -> str | None:
+        """What the frequentist judge correction resamples whole (``calibrate``'s ``cluster``):
+        None (the labelled and judged items apart), 'conversation' or 'task' (for judge errors
+        correlated within a task; ``agenteval run --label-cluster``). Setting it drops a
+        calibration and, with labels, a summary computed before, so both are made with it."""
+        return self._label_cluster
+
+    @label_cluster.setter
+    def label_cluster(self, value: str | None) -> None:
+        from agenteval.results.calibration import check_label_cluster
+
+        value = check_label_cluster("label_cluster", value, self.settings.mode)
+        if value != self._label_cluster and self.labels is not None:
+            self._calibration = None
+            self._summary = None
+        self._label_cluster = value
+
     def calibration(self) -> Any:
-        """The judge against the human labels, with the corrected headline (computed once), or
-        None without labels; see ``agenteval.results.calibration``."""
+        """The judge against the human labels, with the corrected headline (computed once, with
+        :attr:`label_cluster`), or None without labels; see ``agenteval.results.calibration``."""
         if self._calibration is None and self.labels is not None:
             from agenteval.results.calibration import calibrate
 
-            self._calibration = calibrate(self, self.labels)
+            self._calibration = calibrate(self, self.labels, cluster=self._label_cluster)
         return self._calibration
 
     def summary(self) -> SuiteSummary:
