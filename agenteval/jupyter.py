@@ -67,6 +67,7 @@ SHORT_HELP: tuple[tuple[tuple[str, ...], str], ...] = (
     (("judge", "judge_model", "base_url"), "an LLM judge at an OpenAI-compatible URL "
      "(default: offline rules)"),
     (("labels",), "human labels: judge agreement and the corrected headline"),
+    (("label_cluster",), "the correction resamples whole conversations or tasks (frequentist)"),
     (("out",), "also write report.html, CSV files and results.json there"),
     (("draws", "tune", "chains", "seed"), "hierarchical mode: NUTS settings"),
     (("quiet",), "no progress bars"),

@@ -262,7 +262,7 @@ def main() -> None:
           f"{len(result['default_outside_bands'])}")
     for line in result["default_outside_bands"]:
         print("  " + line)
-    print(f"seconds per mode: " + ", ".join(f"{k} {v:.1f}" for k, v in result["seconds"].items())
+    print("seconds per mode: " + ", ".join(f"{k} {v:.1f}" for k, v in result["seconds"].items())
           + f"; wall {result['wall_seconds']:.0f} s")
     if args.out:
         args.out.write_text(json.dumps(result, indent=1))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import warnings
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -269,3 +270,76 @@ def test_a_coin_judge_keeps_judge_only_comparisons_and_says_why() -> None:
     assert {c.basis for c in s.comparisons} == {"judge-only"} and not s.judge_only_comparisons
     assert any("not identified" in n for n in s.comparison_notes)
     assert "JUDGE-CORRECTED" not in s.to_text()
+
+
+def _cli_calibration(tmp_path: Path, data: Path, labels: Path, *flags: str) -> dict:
+    out = tmp_path / "out"
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert main(["run", str(data), "--k", "3", "--mode", "frequentist", "--labels",
+                     str(labels), "--out", str(out), "--quiet", "--min-judged", "0", *flags]) == 0
+    return json.loads((out / "results.json").read_text())
+
+
+def _python_calibration(data: Any, labels: Any, **kw: Any) -> Any:
+    from agenteval.results.calibration import calibrate
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(data, None, 3, statistical_mode=FrequentistMode())
+        return calibrate(res, labels, **kw)
+
+
+@pytest.mark.parametrize("suite", ["demo", "judge errs"])
+def test_cli_label_cluster_is_calibrate_with_that_cluster(tmp_path: Path, suite: str) -> None:
+    """``--label-cluster task`` gives calibrate(..., cluster='task')'s numbers, in the saved
+    calibration and in the summary's comparisons that rest on it; on a suite whose judge errs,
+    not those of the unclustered bootstrap."""
+    from agenteval._util.jsonsafe import json_safe
+    from tests.conftest import DEMO, REPO
+
+    if suite == "demo":
+        data, labels = DEMO, REPO / "data" / "agentic_demo_labels.jsonl"
+    else:
+        rows, records, _ = _suite(7, conversations=90)
+        data, labels = tmp_path / "data.jsonl", tmp_path / "labels.jsonl"
+        data.write_text("".join(json.dumps(d) + "\n" for d in rows))
+        labels.write_text("".join(json.dumps(r) + "\n" for r in records))
+    saved = _cli_calibration(tmp_path, data, labels, "--label-cluster", "task")
+    want = json_safe(_python_calibration(str(data), labels, cluster="task").model_dump())
+    assert saved["calibration"]["corrected"] == want["corrected"]
+    assert saved["calibration"]["corrected"][0]["method"].endswith(
+        "cluster bootstrap (clusters of conversations resampled, labelled and judged items alike)")
+    assert saved["summary"]["comparisons"] == want["comparisons"]
+    if suite == "judge errs":
+        plain = json_safe(_python_calibration(str(data), labels).model_dump())
+        assert saved["calibration"]["corrected"] != plain["corrected"]
+        assert saved["summary"]["comparisons"] != plain["comparisons"]
+
+
+def test_label_cluster_on_the_results_and_its_checks(tmp_path: Path, capsys) -> None:
+    from agenteval.errors import ConfigError
+    from agenteval.results.calibration import calibrate
+
+    data, labels, _ = _suite(8, conversations=60)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels)
+        before = res.calibration()
+        first = res.summary()
+        res.label_cluster = "task"      # the calibration and the summary are made again with it
+        assert res.calibration() is not before and res.summary() is not first
+        want = calibrate(res, labels, cluster="task")
+    assert res.calibration().corrected == want.corrected
+    assert res.summary().comparisons == want.comparisons
+    with pytest.raises(ConfigError, match="label_cluster must be None, 'conversation' or 'task'"):
+        res.label_cluster = "agent"
+    bayes = Agentic.run(data, None, 2, statistical_mode=BayesianMode(mc_samples=200))
+    with pytest.raises(ConfigError, match="needs the frequentist mode"):
+        bayes.label_cluster = "task"
+    src = tmp_path / "data.jsonl"
+    src.write_text("".join(json.dumps(d) + "\n" for d in data))
+    capsys.readouterr()
+    assert main(["run", str(src), "--k", "2", "--label-cluster", "task", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "--label-cluster 'task'" in err and "--mode frequentist" in err

@@ -178,10 +178,18 @@ def test_notebook_html(run: dict) -> None:
     page = run["results"]._repr_html_()
     body = _strip(page.split('<details class="conversations"')[0])
     _check_rows_shown("html", body, run["summary"], ("rate", "pass_at_k", "pass_pow_k"))
-    # the judge-error panel (as the CLI prints it) gives the unjudged share in per cent
-    errors = run["summary"]["judge"]["errors"]
-    total = sum(len(c.interactions) for c in run["results"])
-    _check_numbers("html", body, run["summary"], {f"{100 * errors / total:.1f}"})
+    # the judge-error panel (as the CLI prints it) gives the unjudged share in per cent, of the
+    # summary's interactions
+    inter = run["summary"]["judge"]["interactions"]
+    assert inter["not_judged"] == inter["total"] - inter["judged"]
+    assert inter["total"] == sum(len(c.interactions) for c in run["results"])
+    share = f"{100 * inter['not_judged'] / inter['total']:.1f}"
+    if inter["not_judged"]:
+        assert f"{inter['not_judged']} interaction(s) could not be judged</span> (of " \
+            f"{inter['total']}, {share}%)" in page
+    else:
+        assert "judge errors: none" in body
+    _check_numbers("html", body, run["summary"], {share})
     _check_interval_label("html", body, run["mode"])
 
 

@@ -309,6 +309,24 @@ def test_the_magic_accepts_every_cli_option() -> None:
     assert {"-o", "--output-name"} <= magic_options
 
 
+def test_label_cluster_in_the_magic_is_calibrate_with_that_cluster(shell: Any) -> None:
+    """``--label-cluster task`` (the CLI's flag) gives calibrate(..., cluster='task')."""
+    from agenteval._util.jsonsafe import json_safe
+    from agenteval.results.calibration import calibrate
+
+    labels = REPO / "data" / "agentic_demo_labels.jsonl"
+    out = run(shell, f"r = %agentic_eval {DEMO} --k 3 --mode frequentist --labels {labels} "
+                     "--label-cluster task --quiet")
+    assert out.success
+    r = shell.user_ns["r"]
+    assert r.label_cluster == "task"
+    want = calibrate(Agentic.run(str(DEMO), k=3, statistical_mode=FrequentistMode()), labels,
+                     cluster="task")
+    got, want = json_safe(r.calibration().model_dump()), json_safe(want.model_dump())
+    assert got["corrected"] == want["corrected"] and got["comparisons"] == want["comparisons"]
+    assert "cluster bootstrap" in got["corrected"][0]["method"]
+
+
 def test_load_ext_registers_both_forms(shell: Any) -> None:
     magics = shell.magics_manager.magics
     assert "agentic_eval" in magics["line"] and "agentic_eval" in magics["cell"]

@@ -187,6 +187,34 @@ def test_a_summary_from_another_schema_is_recomputed(tmp_path: Path) -> None:
     _assert_same(original, loaded)
 
 
+def test_the_summary_carries_the_interactions_every_unjudged_share_is_of(tmp_path: Path) -> None:
+    """``summary.judge['interactions']``: the run's interactions and how many got a verdict; a
+    file written before it was kept (neither the summary nor the judge's details hold it)
+    loads, and its summary gets it from the conversations; the views read it from there."""
+    from agenteval.present.html import results_html
+    from agenteval.present.report import render_report
+
+    original = agenteval.Agentic.run(str(_mixed_data(tmp_path)), k=3)
+    judged, total = original.judged_share()
+    assert 0 < judged < total
+    want = {"total": total, "judged": judged, "not_judged": total - judged}
+    assert original.summary().judge["interactions"] == want
+    assert original.summary().judged_share() == (judged, total)
+    old = original.to_json()
+    del old["summary"]["judge"]["interactions"]
+    del old["manifest"]["judge_run"]["details"]["interactions"]
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(old), encoding="utf-8")
+    loaded = load_results(path)
+    assert loaded._summary is not None and loaded.summary().judge["interactions"] == want
+    # every view's share is the summary's: change it there and the views follow
+    loaded.summary().judge["interactions"] = {"total": 400, "judged": 300, "not_judged": 100}
+    assert "100 interaction(s) could not be judged</span> (of 400, 25.0%)" in results_html(loaded)
+    page = render_report(loaded)
+    assert "100 of 400 interactions could not be judged (25.0%)" in page
+    assert "300 of 400 interactions judged (75.0%)" in page
+
+
 def test_show_prints_the_past_summary(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "out"
     assert main(["run", str(DEMO), "--mode", "frequentist", "--out", str(out)]) == 0

@@ -13,6 +13,7 @@ defines it (or the most specific public module that lists it), and a link everyw
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import importlib
 import inspect
 import sys
@@ -44,6 +45,7 @@ class Entry:
     target: str      # the dotted path mkdocstrings renders (where the object is defined)
     home: str        # the module page that holds the full entry
     summary: str     # the docstring's first line
+    inherits_fields: bool = False   # a dataclass extending another: its page shows their fields
 
 
 def _griffe_package():
@@ -104,8 +106,15 @@ def entries() -> list[Entry]:
         prefix = [m for m in modules if target.startswith(m + ".")]
         return max(prefix, key=len) if prefix else modules[0]
 
-    return [Entry(module, name, target, home(target), _summary(obj))
+    return [Entry(module, name, target, home(target), _summary(obj), _inherits_fields(obj))
             for module, name, target, obj in found]
+
+
+def _inherits_fields(obj: object) -> bool:
+    """A dataclass whose fields partly come from a base dataclass (``RagSummary`` extends
+    ``RagValues``): its entry lists the inherited fields too, as they are part of its shape."""
+    return (inspect.isclass(obj) and dataclasses.is_dataclass(obj)
+            and any(dataclasses.is_dataclass(base) for base in obj.__mro__[1:]))
 
 
 def _module_summary(module: str) -> str:
@@ -119,8 +128,11 @@ def page(module: str, all_entries: list[Entry]) -> str:
              "<!-- written by tools/api_pages.py from the module's __all__: do not edit -->", "",
              "| name | what |", "|---|---|"]
     lines += [f"| [`{e.name}`][{e.target}] | {e.summary} |" for e in mine]
-    for target in dict.fromkeys(e.target for e in mine if e.home == module):
+    for target, inherits in dict.fromkeys((e.target, e.inherits_fields) for e in mine
+                                          if e.home == module):
         lines += ["", f"::: {target}"]
+        if inherits:
+            lines += ["    options:", "      inherited_members: true"]
     return "\n".join(lines) + "\n"
 
 

@@ -114,7 +114,9 @@ class Progress:
 
 def warm() -> None:
     """Import tqdm now (about 50 ms of CPU), e.g. when a judge is built, not in its first phase."""
-    from tqdm.auto import tqdm  # noqa: F401
+    import importlib
+
+    importlib.import_module("tqdm.auto")   # for its side effect: the import is the warm-up
 
 
 def _has_widgets() -> bool:

@@ -68,6 +68,11 @@ def add_parser(sub: Any) -> argparse.ArgumentParser:
     run.add_argument("--labels", type=Path, metavar="FILE",
                      help="human labels (JSONL/CSV keyed by session_id, qa_id): the judge's "
                      "agreement and the judge-corrected headline (agenteval.core.labels)")
+    run.add_argument("--label-cluster", choices=("none", "conversation", "task"), default="none",
+                     help="with labels, --mode frequentist: the correction's bootstrap resamples "
+                     "whole conversations or tasks (labelled and judged items together), for "
+                     "judge errors correlated within them (calibrate(..., cluster=); default: "
+                     "%(default)s)")
     run.add_argument("--format", choices=FORMATS, default="table", help="stdout format")
     run.add_argument("--strict", action="store_true", help="fail if any judge call fails or an Inspect "
                      "log is incomplete (cancelled, errored, epochs missing or beyond the count)")
@@ -211,12 +216,14 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     from agenteval.core.retriever import load_datasets, streams
     from agenteval.core.selection import select
     from agenteval.metrics.agentic import Agentic
+    from agenteval.results.calibration import check_label_cluster
 
     if source is None:
         for path in args.data:
             check_data_path(path)
     check_unit_flag("--min-judged", args.min_judged)
     judge, mode = make_judge(args), make_mode(args)   # usage errors before anything is written
+    label_cluster = check_label_cluster("--label-cluster", _none(args.label_cluster), mode)
     own_graders = grader_options(args)
     cap = report_cap(args)
     if args.out is not None:
@@ -240,6 +247,7 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
                               progress=False if getattr(args, "quiet", False) else None,
                               labels=getattr(args, "labels", None),
                               **own_graders)
+        results.label_cluster = label_cluster
         record_provenance(results, args, command=command, data_described=source is None)
         results.summary()
         results.calibration()   # with labels: computed once, its warnings caught here
@@ -249,6 +257,11 @@ def evaluate_args(args: argparse.Namespace, *, source: Any = None,
     if datasets is None:   # read while judging: the loader's own warnings shown as it shows them
         _show_loader_warnings(caught)
     return results, caught
+
+
+def _none(choice: str) -> str | None:
+    """A flag's 'none' choice as the API's None."""
+    return None if choice == "none" else choice
 
 
 def _show_loader_warnings(caught: list[Any]) -> None:

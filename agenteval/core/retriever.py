@@ -18,7 +18,6 @@ from pydantic import ValidationError
 from agenteval._util.gc import collector_paused
 from agenteval.core import jsonio
 from agenteval.core.base import Retriever
-from agenteval.core.base import format_loc, validation_to_data_error  # noqa: F401 (kept here too)
 from agenteval.core.base import Where as _Where
 from agenteval.core.base import check_unique as _check_unique
 from agenteval.core.base import error_message as _error_message

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import email.utils
+import importlib
 import ipaddress
 import json
 import logging
@@ -247,7 +248,7 @@ def make_client(source: Any, *, base_url: str, api_key: str | None, timeout: flo
 def warm_http_stack() -> None:
     """Import the HTTP client now (aiohttp builds its TLS contexts on import), not in a batch."""
     try:
-        import aiohttp  # noqa: F401
+        importlib.import_module("aiohttp")   # for its side effect: the import is the warm-up
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise ImportError("LLMJudge needs the 'llm' extra: pip install 'agenteval[llm]'"
                           ) from exc

@@ -29,7 +29,6 @@ from agenteval.plots import (
     agent_colours,
     data_label,
     figure_axes,
-    figure_width,
     interval_label,
     legend_outside,
     no_data,

@@ -78,8 +78,8 @@ def plot_prior_sensitivity(n: int, c: int, *, a: float = 1.0, b: float = 1.0, k:
         left.set_ylabel("density")
         left.set_yticks([])
         left.set_title(f"{c} of {n} fully correct", loc="left")
-        names = {"at": (rf"pooled $\mathrm{{pass@}}j$", PALETTE[2], "o", "-"),
-                 "pow": (rf"pooled $\mathrm{{pass}}^{{j}}$", PALETTE[1], "s", "--")}
+        names = {"at": (r"pooled $\mathrm{pass@}j$", PALETTE[2], "o", "-"),
+                 "pow": (r"pooled $\mathrm{pass}^{j}$", PALETTE[1], "s", "--")}
         values = {"rate": (float(est.rate[0]), float(est.rate_low[0]), float(est.rate_high[0]))}
         for key, mean, lo, hi in (("at", est.pass_at_k, est.pass_at_k_low, est.pass_at_k_high),
                                   ("pow", est.pass_pow_k, est.pass_pow_k_low, est.pass_pow_k_high)):

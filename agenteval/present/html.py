@@ -320,14 +320,18 @@ def summary_html(summary: Any) -> str:
 
 def _error_causes(results: Any, check: Any = None) -> str:
     """The unjudged interactions grouped by kind, as the CLI prints them
-    (:func:`agenteval.results.failures.check_judged`); with a failed ``check``, a red panel
+    (:class:`agenteval.results.failures.JudgedCheck`; without ``check``, the counts of the
+    results' summary, ``summary.judge['interactions']``); with a failed ``check``, a red panel
     that says why the run is not to be trusted."""
-    from agenteval.results.failures import check_judged
+    from agenteval.results.failures import JudgedCheck, group_failures
 
-    check = check if check is not None else check_judged(results, min_judged=0.0)
+    if check is None:
+        judged, total = results.summary().judged_share()
+        check = JudgedCheck(judged=judged, total=total, min_judged=0.0,
+                            groups=tuple(group_failures(results)))
     if not check.groups and not check.failed:
         return '<p class="note">judge errors: none (every interaction was judged)</p>'
-    failed = sum(g.count for g in check.groups)
+    failed = check.total - check.judged
     items = "".join(
         f"<li>{g.count} &times; {_esc(g.kind[:300])}"
         + (f'<br><span class="note">e.g. (session {_esc(g.session_id)}) {_esc(g.example[:300])}'

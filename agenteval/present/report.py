@@ -48,7 +48,7 @@ from agenteval.present.report_viewer import (VIEWER_CSS, csp_meta, data_block, l
 from agenteval.present.text import format_probability, is_exact
 
 if TYPE_CHECKING:
-    from agenteval.results.agentic import AgenticResults
+    from agenteval.results.agentic import AgenticResults, SuiteSummary
     from agenteval.schemas.common import Dataset
 
 __all__ = ["DEFAULT_MAX_CONVERSATIONS", "datasets_from_manifest", "drill_down_order",
@@ -148,7 +148,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         '<body><nav class="top">' + "".join(f'<a href="#{i}">{_e(t)}</a>' for i, t in nav)
         + "</nav><main>",
         f"<h1>agenteval report</h1>{_run_line(results, manifest)}",
-        _unjudged_banner(results),
+        _unjudged_banner(summary),
         '<section id="summary"><h2>Suite summary</h2>',
         f'<p class="method">{_e(summary.method)}; [low, high] = '
         f'{_e(interval_kind(summary.method))}</p>',
@@ -159,7 +159,7 @@ def render_report(results: AgenticResults, *, datasets: Sequence[Dataset] | None
         _summary_extras(summary),
         "</section>",
     ]
-    parts.append(_judge_section(results, summary.judge))
+    parts.append(_judge_section(results, summary))
     parts.append(summary_html(results))  # the run's own graders (agenteval.graders.summary)
     parts.append(calibration_html(results))  # with labels (agenteval.present.calibration)
     parts += [grid, listing, view]
@@ -193,11 +193,9 @@ def page_head(title: str, *, scripts: Sequence[str] = ()) -> str:
             f"<title>{_e(title)}</title><style>{VIEWER_CSS}</style></head>")
 
 
-def _unjudged_banner(results: AgenticResults) -> str:
+def _unjudged_banner(summary: SuiteSummary) -> str:
     """A run with unjudged interactions says so before any number is read."""
-    from agenteval.results.failures import judged_share
-
-    judged, total = judged_share(results)
+    judged, total = summary.judged_share()
     if judged == total:
         return ""
     return (f'<p class="banner">{total - judged} of {total} interactions could not be judged '
@@ -327,10 +325,11 @@ def _legend(models: Sequence[Any]) -> str:
     return f'<details class="legend"><summary>What the columns mean</summary><dl>{items}</dl></details>'
 
 
-def _judge_section(results: AgenticResults, judge: dict[str, Any]) -> str:
-    from agenteval.results.failures import group_failures, judged_share
+def _judge_section(results: AgenticResults, summary: SuiteSummary) -> str:
+    from agenteval.results.failures import group_failures
 
-    judged, total = judged_share(results)
+    judge = summary.judge
+    judged, total = summary.judged_share()
     share = judged / total if total else 1.0
     pairs = " &middot; ".join(f"<span class=muted>{_e(k)}</span> {_e(_fmt(v))}"
                               for k, v in judge.items() if v is not None)

@@ -138,7 +138,17 @@ class SuiteSummary(BaseModel):
         default_factory=list, description="With human labels: the ranking on the judge's verdicts.")
     quality: list[QualityRow] = Field(default_factory=list,
                                       description="Fair Forge's quality table per agent.")
-    judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors, usage.")
+    judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors "
+                                  "(judgments), usage, and ``interactions``: {total, judged, "
+                                  "not_judged}, the interactions of the run and how many got a "
+                                  "verdict (every view's unjudged share is not_judged / total).")
+
+    def judged_share(self) -> tuple[int, int]:
+        """(interactions with a verdict, interactions in total), from ``judge['interactions']``:
+        the numbers every view's unjudged share is made of (a summary of ``AgenticResults``
+        always carries them, also one read from a file written before they were kept)."""
+        interactions = self.judge["interactions"]
+        return int(interactions["judged"]), int(interactions["total"])
 
     def comparisons_dataframe(self) -> pd.DataFrame:
         """One row per pair of agents."""
@@ -229,6 +239,7 @@ class AgenticResults(Sequence[AgenticMetric]):
         """What produced the run (command, call, data file): merged into the JSON manifest."""
         self.labels: Any = None
         """Human labels for some interactions (agenteval.core.labels.Labels), or None."""
+        self._label_cluster: str | None = None
         self._calibration: Any = None
 
     def __len__(self) -> int:
@@ -352,13 +363,31 @@ class AgenticResults(Sequence[AgenticMetric]):
                                      method=self.method)
         return self._values
 
+    @property
+    def label_cluster(self) -> str | None:
+        """What the frequentist judge correction resamples whole (``calibrate``'s ``cluster``):
+        None (the labelled and judged items apart), 'conversation' or 'task' (for judge errors
+        correlated within a task; ``agenteval run --label-cluster``). Setting it drops a
+        calibration and, with labels, a summary computed before, so both are made with it."""
+        return self._label_cluster
+
+    @label_cluster.setter
+    def label_cluster(self, value: str | None) -> None:
+        from agenteval.results.calibration import check_label_cluster
+
+        value = check_label_cluster("label_cluster", value, self.settings.mode)
+        if value != self._label_cluster and self.labels is not None:
+            self._calibration = None
+            self._summary = None
+        self._label_cluster = value
+
     def calibration(self) -> Any:
-        """The judge against the human labels, with the corrected headline (computed once), or
-        None without labels; see ``agenteval.results.calibration``."""
+        """The judge against the human labels, with the corrected headline (computed once, with
+        :attr:`label_cluster`), or None without labels; see ``agenteval.results.calibration``."""
         if self._calibration is None and self.labels is not None:
             from agenteval.results.calibration import calibrate
 
-            self._calibration = calibrate(self, self.labels)
+            self._calibration = calibrate(self, self.labels, cluster=self._label_cluster)
         return self._calibration
 
     def summary(self) -> SuiteSummary:
@@ -566,7 +595,7 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
              "errors": run.errors, "not_judged_budget": run.not_judged_budget,
              **values.given,
              "prompt_tokens": run.prompt_tokens, "completion_tokens": run.completion_tokens,
-             **run.details}
+             **run.details, "interactions": _interactions(results)}
     from agenteval.results.comparisons import summary_fields
 
     rows = [SuiteRow(**r) for r in values.rows]
@@ -583,6 +612,13 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
                         diagnostics=_json_safe(values.diagnostics),
                         quality=[QualityRow(**q) for q in values.quality], **extra)
+
+
+def _interactions(results: AgenticResults) -> dict[str, int]:
+    """The run's interactions and how many got a verdict (``AgenticResults.judged_share``, the
+    count the ``--min-judged`` policy applies to), as ``summary.judge['interactions']``."""
+    judged, total = results.judged_share()
+    return {"total": total, "judged": judged, "not_judged": total - judged}
 
 
 class UnknownOutcomesWarning(UserWarning):
@@ -648,6 +684,9 @@ def results_from_json(data: Any, *, source: str | None = None,
             results._summary = SuiteSummary.model_validate(restore_nan(SuiteSummary, data["summary"]))
         except ValidationError:
             results._summary = None  # another version's schema: recomputed on first use
+        if results._summary is not None and not isinstance(
+                results._summary.judge.get("interactions"), dict):   # written before it was kept
+            results._summary.judge["interactions"] = _interactions(results)
     if isinstance(data.get("calibration"), dict):   # the judge's calibration, as computed
         from agenteval.results.calibration import Calibration
 

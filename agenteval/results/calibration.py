@@ -27,8 +27,12 @@ from agenteval.statistical import judge_error as je
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["AgreementRow", "CorrectedRow", "Calibration", "calibrate", "judge_verdicts",
-           "LabelPlanResult", "plan_labels"]
+__all__ = ["AgreementRow", "CorrectedRow", "Calibration", "LABEL_CLUSTERS", "calibrate",
+           "check_label_cluster", "judge_verdicts", "LabelPlanResult", "plan_labels"]
+
+LABEL_CLUSTERS = (None, "conversation", "task")
+"""What the frequentist correction's bootstrap may resample whole (:func:`calibrate`'s
+``cluster``): None (the labelled and the judged items apart), conversations or tasks."""
 
 CALIBRATION_VERSION = "2"
 
@@ -293,6 +297,22 @@ def _corrected_comparisons(results: Any, agents: list[str], cc: je.ConversationC
     return fields
 
 
+def check_label_cluster(name: str, value: object, mode: Any = None) -> str | None:
+    """Validate a ``cluster`` for :func:`calibrate` (``name``: the option as the caller spells
+    it); with ``mode``, also that it is the frequentist mode's, whose bootstrap it changes (the
+    Bayesian modes' latent-truth model resamples nothing, so it would be silently ignored)."""
+    from agenteval.errors import ConfigError
+
+    if value not in LABEL_CLUSTERS:
+        raise ConfigError(f"{name} must be None, 'conversation' or 'task', got {value!r}")
+    if value is not None and mode is not None and mode.get_result_type() == "distribution":
+        raise ConfigError(f"{name} {value!r} makes the frequentist correction's bootstrap "
+                          f"resample whole {value}s: it needs the frequentist mode (--mode "
+                          "frequentist, FrequentistMode); a Bayesian mode's latent-truth model "
+                          "resamples nothing")
+    return value  # type: ignore[return-value]
+
+
 def calibrate(results: Any, labels: Any, *, pooled: bool = True,
               cluster: str | None = None) -> Calibration:
     """Calibrate a run's judge against ``labels`` (a path, :class:`Labels`, records or a
@@ -308,10 +328,7 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
     sensitivity/specificity for all agents. Comparisons and the ranking are recomputed on the
     corrected outcomes (``Calibration.comparisons``), and the summary shows those.
     """
-    from agenteval.errors import ConfigError
-
-    if cluster not in (None, "conversation", "task"):
-        raise ConfigError(f"cluster must be None, 'conversation' or 'task', got {cluster!r}")
+    check_label_cluster("cluster", cluster)
     lab = as_labels(labels)
     settings = results.settings
     mode = settings.mode

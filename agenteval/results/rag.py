@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from agenteval._util.jsonsafe import json_safe as _json_safe
 from agenteval.judge.base import JudgeRun
+from agenteval.statistical.rag_counts import RagValues
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -155,29 +156,15 @@ class RecallCase:
 
 
 @dataclass
-class RagSummary:
-    """Across cases: the mean with its interval, how many were scored, and what failed."""
+class RagSummary(RagValues):
+    """Across cases: the mean with its interval, how many were scored, and what failed.
 
-    metric: str
-    cases: int
-    scored: int
-    """Cases with a score (no missing verdict)."""
-    mean: float
-    """Mean over scored cases (Bayesian mode: posterior mean, see ``method``)."""
-    ci_low: float
-    ci_high: float
-    method: str
-    judge_errors: int
-    """Verdicts that failed (nodes or statements), plus cases whose statements failed."""
-    labelled: int
-    """Verdicts taken from labels in the data (no judge call)."""
-    judged: int
-    """Verdicts the judge gave."""
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Precision: ``mean_weighted`` (of the result-count-weighted case scores); recall: the
-    ``pooled`` statement-level recall with its interval; both, when verdicts failed,
-    ``mean_bounds`` (low, high): the mean over all cases whatever those verdicts turn out to be."""
+    The numbers are :class:`~agenteval.statistical.rag_counts.RagValues` (computed by
+    ``summarise_rag``); the summary adds the judge that gave the verdicts and the format version.
+    """
+
     judge: dict[str, Any] = field(default_factory=dict)
+    """The judge's description (model, prompt version), empty for results without a judge."""
     version: str = RAG_RESULTS_VERSION
 
     def to_dict(self) -> dict[str, Any]:

@@ -353,6 +353,34 @@ def import_pymc() -> Any:
     return pm
 
 
+def quiet_sample(model: Any, sampler: SamplerSettings, *, seed: int | None,
+                 progressbar: bool = False, callback: Any = None,
+                 also_ignore: tuple[type[Warning], ...] = ()) -> Any:
+    """``pm.sample`` of ``model`` with ``sampler``'s settings, without PyMC's chatter: its logger
+    at ERROR, FutureWarnings and PyMC's UserWarnings (plus ``also_ignore``) silenced, and no
+    convergence checks of its own (the callers check r_hat, ESS and divergences themselves and
+    say what to change). ``callback`` is PyMC's per-draw callback (the pymc sampler only).
+    Returns the InferenceData."""
+    import pymc as pm
+
+    log = logging.getLogger("pymc")
+    level = log.level
+    log.setLevel(logging.ERROR)
+    try:
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", category=FutureWarning)
+            warnings.filterwarnings("ignore", category=UserWarning, module="pymc")
+            for category in also_ignore:
+                warnings.filterwarnings("ignore", category=category)
+            return pm.sample(draws=sampler.draws, tune=sampler.tune, chains=sampler.chains,
+                             cores=sampler.cores, target_accept=sampler.target_accept,
+                             random_seed=seed, nuts_sampler=sampler.resolved_sampler(),
+                             progressbar=progressbar, callback=callback,
+                             compute_convergence_checks=False, model=model)
+    finally:
+        log.setLevel(level)
+
+
 def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPrior(),
              sampler: SamplerSettings = SamplerSettings(), share_across_agents: bool = False,
              seed: int | None = 42, group_names: list[str] | None = None,
@@ -402,21 +430,11 @@ def fit_mcmc(n: Any, c: Any, groups: Any = None, *, prior: HyperPrior = HyperPri
         pm.Potential("log_likelihood", pt.sum(w * terms))
         name = sampler.resolved_sampler()
         bar.stage("compiling the model")
-        pymc_log = logging.getLogger("pymc")
-        level = pymc_log.level
-        pymc_log.setLevel(logging.ERROR)
         try:
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", category=FutureWarning)
-                warnings.filterwarnings("ignore", category=UserWarning, module="pymc")
-                idata = pm.sample(draws=sampler.draws, tune=sampler.tune, chains=sampler.chains,
-                                  cores=sampler.cores, target_accept=sampler.target_accept,
-                                  random_seed=seed, nuts_sampler=name,
-                                  progressbar=name != "pymc" and progress is not False,
-                                  callback=_draw_counter(bar, sampler) if name == "pymc" else None,
-                                  compute_convergence_checks=False, model=model)
+            idata = quiet_sample(model, sampler, seed=seed,
+                                 progressbar=name != "pymc" and progress is not False,
+                                 callback=_draw_counter(bar, sampler) if name == "pymc" else None)
         finally:
-            pymc_log.setLevel(level)
             bar.close()
     seconds = time.perf_counter() - t0
     post = idata.posterior

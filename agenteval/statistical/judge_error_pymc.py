@@ -19,7 +19,6 @@ r_hat, ESS and divergences are checked and returned, as the hierarchical fit's a
 
 from __future__ import annotations
 
-import logging
 import time
 import warnings
 from typing import Any
@@ -51,6 +50,7 @@ def latent_truth_pymc(labelled: Any, unlabelled: Any, *, pooled: bool = True,
         ConvergenceWarning,
         SamplerSettings,
         import_pymc,
+        quiet_sample,
     )
 
     lab = np.asarray(labelled, float).reshape(-1, 4)
@@ -75,20 +75,7 @@ def latent_truth_pymc(labelled: Any, unlabelled: Any, *, pooled: bool = True,
         pm.Binomial("judge_on_wrong", n=fp + tn, p=sp, observed=tn)
         pm.Binomial("judged_correct", n=u1 + u0, p=q, observed=u1)
         name = s.resolved_sampler()
-        log = logging.getLogger("pymc")
-        level = log.level
-        log.setLevel(logging.ERROR)
-        try:
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", category=FutureWarning)
-                warnings.filterwarnings("ignore", category=UserWarning, module="pymc")
-                warnings.filterwarnings("ignore", category=RuntimeWarning)
-                idata = pm.sample(draws=s.draws, tune=s.tune, chains=s.chains, cores=s.cores,
-                                  target_accept=s.target_accept, random_seed=seed,
-                                  nuts_sampler=name, progressbar=False,
-                                  compute_convergence_checks=False, model=model)
-        finally:
-            log.setLevel(level)
+        idata = quiet_sample(model, s, seed=seed, also_ignore=(RuntimeWarning,))
     seconds = time.perf_counter() - t0
     post = idata.posterior
 

@@ -125,21 +125,31 @@ def build_rag_counts(metric: str, *, score: Any, score_low: Any, score_high: Any
     return counts
 
 
-@dataclass(frozen=True)
+@dataclass
 class RagValues:
-    """What a RAG summary shows, as plain values (the results wrap them in ``RagSummary``)."""
+    """Across cases: the mean with its interval, how many were scored, and what failed (every
+    number of a RAG summary; ``results.rag.RagSummary`` extends it with the judge and format
+    version)."""
 
     metric: str
     cases: int
     scored: int
+    """Cases with a score (no missing verdict)."""
     mean: float
+    """Mean over scored cases (Bayesian mode: posterior mean, see ``method``)."""
     ci_low: float
     ci_high: float
     method: str
     judge_errors: int
+    """Verdicts that failed (nodes or statements), plus cases whose statements failed."""
     labelled: int
+    """Verdicts taken from labels in the data (no judge call)."""
     judged: int
-    extra: dict[str, Any]
+    """Verdicts the judge gave."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Precision: ``mean_weighted`` (of the result-count-weighted case scores); recall: the
+    ``pooled`` statement-level recall with its interval; both, when verdicts failed,
+    ``mean_bounds`` (low, high): the mean over all cases whatever those verdicts turn out to be."""
 
 
 def _percent(level: float) -> str:

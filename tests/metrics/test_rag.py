@@ -326,3 +326,22 @@ def test_the_summary_is_the_tables_computed_once(metric):
     other = metric.run(DEMO, statistical_mode=FrequentistMode(rng_seed=6, bootstrap_samples=321))
     assert other.summary().mean == s.mean
     assert (other.summary().ci_low, other.summary().ci_high) != (s.ci_low, s.ci_high)
+
+
+def test_the_summary_is_the_values_plus_judge_and_version():
+    """One definition of the summary's numbers: ``RagSummary`` extends ``RagValues`` (what
+    ``summarise_rag`` returns) by the judge and the format version, in the JSON's key order."""
+    from dataclasses import asdict, fields
+
+    from agenteval.results.rag import RAG_RESULTS_VERSION, RagSummary
+    from agenteval.statistical.rag_counts import RagValues, summarise_rag
+
+    assert issubclass(RagSummary, RagValues)
+    assert [f.name for f in fields(RagSummary)] == [f.name for f in fields(RagValues)] + [
+        "judge", "version"]
+    results = ContextualRecall.run(DEMO, statistical_mode="bayesian")
+    s = results.summary()
+    v = summarise_rag(results.counts, results.mode)
+    assert {k: x for k, x in asdict(s).items() if k not in ("judge", "version")} == asdict(v)
+    assert list(results.to_json()["summary"]) == list(asdict(v)) + ["judge", "version"]
+    assert s.version == RAG_RESULTS_VERSION
