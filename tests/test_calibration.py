@@ -343,3 +343,19 @@ def test_label_cluster_on_the_results_and_its_checks(tmp_path: Path, capsys) -> 
     assert main(["run", str(src), "--k", "2", "--label-cluster", "task", "--quiet"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.count("\n") == 0 and "--label-cluster 'task'" in err and "--mode frequentist" in err
+
+
+def test_the_demo_labels_give_a_corrected_share_near_the_judges() -> None:
+    """On the demo the offline judge is never wrong on its "wrong" verdicts (fom = 0): the
+    corrected share, pass^k and comparisons must not collapse to 0.000 [0, 0] (they did, through
+    0 log 0 in conversation_truth_probability). The corrected share of each agent is that of
+    its conversations' truths given the labels, here the judge's own share within its interval."""
+    data = Path(__file__).resolve().parents[1] / "data"
+    results = Agentic.run(data / "agentic_demo.jsonl", k=3, statistical_mode=FrequentistMode(),
+                          labels=data / "agentic_demo_labels.jsonl")
+    summary = results.summary()
+    for row in results.calibration().corrected:
+        assert row.share_high > 0.1 and row.pass_at_k_high > 0.1
+        assert row.share_low <= row.judge_share <= row.share_high
+    diffs = [c for c in summary.comparisons if c.quantity == "success"]
+    assert diffs and all(c.difference_high < 0 for c in diffs)   # planner-v2 is better

@@ -207,18 +207,20 @@ class Calibration(BaseModel):
         notes = list(dict.fromkeys([*self.notes, *(r.note for r in self.corrected if r.note)]))
         lines += [f"note: {n}" for n in notes]
         if self.comparisons:
+            from agenteval.present.text import format_p  # the one format of a p-value (view)
+
             lines += ["", "judge-corrected comparisons (A - B; the summary's comparisons and "
                       "ranking are these):"]
             for c in self.comparisons:
-                extra = (f"P(A>B) {c.prob_a_better:.3f}" if math.isfinite(c.prob_a_better)
-                         else f"p {c.p_value:.3f} (adjusted {c.p_adjusted:.3f})")
+                extra = (f"P(A>B) {format_p(c.prob_a_better)}" if math.isfinite(c.prob_a_better)
+                         else f"p {format_p(c.p_value)} (adjusted {format_p(c.p_adjusted)})")
                 lines.append(f"  {c.agent_a} - {c.agent_b}  {c.quantity:<9} {c.scope:<14}"
                              f"{iv(c.difference, c.difference_low, c.difference_high):>26}  "
                              f"{extra}")
             for r in sorted(self.ranking, key=lambda r: r.expected_rank):
                 lines.append(f"  rank {r.expected_rank:.2f} [{r.rank_low:g}, {r.rank_high:g}]  "
                              f"{r.agent}  corrected {r.quantity} {r.mean:.3f}  P(best) "
-                             f"{r.prob_best:.3f}")
+                             f"{format_p(r.prob_best)}")
         if self.disagreements:
             lines.append(f"{len(self.disagreements)} labelled interaction(s) where the judge and "
                          "the human disagree (Calibration.disagreements_dataframe())")

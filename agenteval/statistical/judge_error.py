@@ -635,14 +635,13 @@ def conversation_truth_probability(ppv: np.ndarray, fom: np.ndarray, theta: np.n
     label says wrong; a labelled correct interaction contributes 1). Returns (draws, C).
     """
     g = np.asarray(group, np.int64)
-    with np.errstate(divide="ignore"):
-        logp = (np.asarray(judged_correct)[None] * np.log(ppv[:, g])
-                + np.asarray(judged_wrong)[None] * np.log(fom[:, g])
-                + np.asarray(unjudged)[None] * np.log(theta[:, g]))
-    p = np.exp(np.nan_to_num(logp, nan=-np.inf))
-    # 0 * log(0) is 0: a conversation with no interaction of a kind is not touched by it
-    p = np.where(np.asarray(labelled_wrong, bool)[None], 0.0, p)
-    return p
+    # xlogy: 0 * log(0) is 0, so a conversation with no interaction of a kind is not touched by
+    # it (a judge that is never wrong on its "wrong" verdicts has fom = 0, and a conversation
+    # with no such verdict must keep its probability); m log(0) with m > 0 is -inf, probability 0
+    logp = (special.xlogy(np.asarray(judged_correct)[None], ppv[:, g])
+            + special.xlogy(np.asarray(judged_wrong)[None], fom[:, g])
+            + special.xlogy(np.asarray(unjudged)[None], theta[:, g]))
+    return np.where(np.asarray(labelled_wrong, bool)[None], 0.0, np.exp(logp))
 
 
 def elementary_symmetric(p: np.ndarray, k: int) -> np.ndarray:

@@ -198,6 +198,28 @@ def test_conversation_probability_matches_enumeration_of_every_truth() -> None:
     assert p[0, 0] == pytest.approx(allc / total)
 
 
+@pytest.mark.parametrize("se, sp", [(1.0, 0.7), (0.8, 1.0), (1.0, 1.0)])
+def test_a_judge_that_is_never_wrong_one_way_leaves_other_conversations_alone(se, sp) -> None:
+    """se = 1 gives fom = 0 (a "wrong" verdict is surely wrong), sp = 1 gives ppv = 1. A
+    conversation with no verdict of that kind keeps its probability (0 log 0 is 0); it once
+    came out 0, and every judge-corrected share and pass^k of the demo with it (0.000 [0, 0])."""
+    th = 0.6
+    for verdicts in ((1, 1), (0, 1), (0, 0), (1, 0, 1)):
+        total = allc = 0.0
+        for truth in itertools.product((0, 1), repeat=len(verdicts)):
+            like = 1.0
+            for y, v in zip(truth, verdicts, strict=True):
+                like *= (th if y else 1 - th) * ((se if v else 1 - se) if y
+                                                 else ((1 - sp) if v else sp))
+            total += like
+            allc += like * all(truth)
+        d = je.LatentTruthDraws(np.array([[se]]), np.array([[sp]]), np.array([[th]]), "")
+        p = je.conversation_truth_probability(d.ppv(), d.false_omission(), d.theta, [0],
+                                              [sum(verdicts)], [len(verdicts) - sum(verdicts)],
+                                              [0], [False])
+        assert p[0, 0] == pytest.approx(allc / total if total else 0.0), verdicts
+
+
 def test_latent_truth_posterior_matches_numerical_integration() -> None:
     lab = np.array([[6, 2, 2, 5]])     # tp, fn, fp, tn
     unl = np.array([[12, 6]])          # judged 1, judged 0, unlabelled
