@@ -179,3 +179,13 @@ def test_other_bayesian_fits_get_the_reported_intervals_not_a_conjugate_density(
         means = container.lines[0].get_xdata()
         assert np.allclose(means, [row.rate, row.pass_at_k, row.pass_pow_k])
     plt.close(fig)
+
+
+def test_the_judge_line_words_the_interaction_counts_as_the_cli_does(bayes: Any) -> None:
+    """The summary's interaction counts read "138 of 138 judged, 0 not judged", as the CLI's
+    accounting line, not as a JSON object."""
+    counts = bayes.summary().judge["interactions"]
+    page = _text(results_html(bayes))
+    want = (f"interactions: {counts['judged']} of {counts['total']} judged, "
+            f"{counts['not_judged']} not judged")
+    assert want in page and '"total"' not in page

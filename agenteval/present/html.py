@@ -197,7 +197,7 @@ def _judge_line(judge: Mapping[str, Any]) -> str:
     for key, value in judge.items():
         if value is None or value == {} or value == []:
             continue
-        text = _esc(_num(value))
+        text = _esc(_judge_value(key, value))
         if key == "judge":
             items.append(text)
             continue
@@ -205,6 +205,17 @@ def _judge_line(judge: Mapping[str, Any]) -> str:
             text = f'<span class="bad">{text}</span>'
         items.append(f"{_esc(key.replace('_', ' '))}: {text}")
     return '<p class="note">judge: ' + "; ".join(items) + "</p>"
+
+
+def _judge_value(key: str, value: Any) -> str:
+    """One entry of the judge line as the CLI words it (a nested count as words, not JSON)."""
+    if key == "interactions" and isinstance(value, Mapping) and "total" in value:
+        return (f"{value.get('judged', 0)} of {value['total']} judged, "
+                f"{value.get('not_judged', 0)} not judged")
+    if isinstance(value, Mapping):
+        return ", ".join(f"{str(k).replace('_', ' ')} {_judge_value(str(k), v)}"
+                         for k, v in value.items())
+    return _num(value)
 
 
 def _notes(texts: Iterable[str]) -> str:
