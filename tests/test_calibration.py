@@ -359,3 +359,14 @@ def test_the_demo_labels_give_a_corrected_share_near_the_judges() -> None:
         assert row.share_low <= row.judge_share <= row.share_high
     diffs = [c for c in summary.comparisons if c.quantity == "success"]
     assert diffs and all(c.difference_high < 0 for c in diffs)   # planner-v2 is better
+
+
+def test_calibrate_refuses_a_cluster_in_a_bayesian_mode() -> None:
+    """The Bayesian correction resamples nothing: a cluster would be ignored in silence."""
+    from agenteval.errors import ConfigError
+    from agenteval.results.calibration import calibrate
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    results = Agentic.run(data / "agentic_demo.jsonl", k=3, statistical_mode=BayesianMode())
+    with pytest.raises(ConfigError, match="frequentist"):
+        calibrate(results, data / "agentic_demo_labels.jsonl", cluster="task")

@@ -325,12 +325,14 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
     Rogan-Gladen with a Fieller interval for the rate and a bootstrap over both samples for
     the conversation-level values; ``cluster='conversation'`` or ``'task'`` resamples whole
     conversations or tasks instead (labelled and judged items together: for judge errors that
-    are correlated within a conversation or task, e.g. a judge that fails a whole hard task). In ``BayesianMode(method="hierarchical")`` the model is sampled with
+    are correlated within a conversation or task, e.g. a judge that fails a whole hard task;
+    the frequentist mode only: a Bayesian mode refuses it, as its model resamples nothing). In
+    ``BayesianMode(method="hierarchical")`` the model is sampled with
     PyMC NUTS (:mod:`agenteval.statistical.judge_error_pymc`). ``pooled``: one
     sensitivity/specificity for all agents. Comparisons and the ranking are recomputed on the
     corrected outcomes (``Calibration.comparisons``), and the summary shows those.
     """
-    check_label_cluster("cluster", cluster)
+    check_label_cluster("cluster", cluster, results.settings.mode)  # not ignored in silence
     lab = as_labels(labels)
     settings = results.settings
     mode = settings.mode
