@@ -181,9 +181,9 @@ def test_bad_input_names_the_parameter() -> None:
 # --------------------------------------------------------------------------- Bayesian
 
 
-def test_conversation_probability_matches_enumeration_of_every_truth() -> None:
-    se, sp, th = 0.8, 0.7, 0.6
-    verdicts = (1, 1, 0, 1)
+def _all_correct_by_enumeration(se: float, sp: float, th: float, verdicts: tuple) -> float:
+    """P(every truth is 1 | the verdicts), summing the joint over every truth vector (0 when
+    the verdicts are impossible)."""
     total = allc = 0.0
     for truth in itertools.product((0, 1), repeat=len(verdicts)):
         like = 1.0
@@ -192,10 +192,16 @@ def test_conversation_probability_matches_enumeration_of_every_truth() -> None:
                                              else ((1 - sp) if v else sp))
         total += like
         allc += like * all(truth)
+    return allc / total if total else 0.0
+
+
+def test_conversation_probability_matches_enumeration_of_every_truth() -> None:
+    se, sp, th = 0.8, 0.7, 0.6
+    verdicts = (1, 1, 0, 1)
     d = je.LatentTruthDraws(np.array([[se]]), np.array([[sp]]), np.array([[th]]), "")
     p = je.conversation_truth_probability(d.ppv(), d.false_omission(), d.theta, [0], [3], [1],
                                           [0], [False])
-    assert p[0, 0] == pytest.approx(allc / total)
+    assert p[0, 0] == pytest.approx(_all_correct_by_enumeration(se, sp, th, verdicts))
 
 
 @pytest.mark.parametrize("se, sp", [(1.0, 0.7), (0.8, 1.0), (1.0, 1.0)])
@@ -205,19 +211,11 @@ def test_a_judge_that_is_never_wrong_one_way_leaves_other_conversations_alone(se
     came out 0, and every judge-corrected share and pass^k of the demo with it (0.000 [0, 0])."""
     th = 0.6
     for verdicts in ((1, 1), (0, 1), (0, 0), (1, 0, 1)):
-        total = allc = 0.0
-        for truth in itertools.product((0, 1), repeat=len(verdicts)):
-            like = 1.0
-            for y, v in zip(truth, verdicts, strict=True):
-                like *= (th if y else 1 - th) * ((se if v else 1 - se) if y
-                                                 else ((1 - sp) if v else sp))
-            total += like
-            allc += like * all(truth)
         d = je.LatentTruthDraws(np.array([[se]]), np.array([[sp]]), np.array([[th]]), "")
         p = je.conversation_truth_probability(d.ppv(), d.false_omission(), d.theta, [0],
                                               [sum(verdicts)], [len(verdicts) - sum(verdicts)],
                                               [0], [False])
-        assert p[0, 0] == pytest.approx(allc / total if total else 0.0), verdicts
+        assert p[0, 0] == pytest.approx(_all_correct_by_enumeration(se, sp, th, verdicts)), verdicts
 
 
 def test_latent_truth_posterior_matches_numerical_integration() -> None:
