@@ -384,6 +384,7 @@ def _best_matchings(rows: list[int], cols: list[int],
 
     if not found:
         search(0, 0, -1)
+    del search  # the recursive closure refers to itself: a cycle that only the collector frees
     whole = len(found) <= limit and nodes <= _MAX_NODES and len(small) <= _MAX_DEPTH
     found = found[:limit] or [start]
 

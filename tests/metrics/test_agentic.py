@@ -308,3 +308,29 @@ def test_demo_file_runs(tmp_path) -> None:
     assert len({m.assistant_id for m in results}) >= 2 and len(summary.rows) >= 3
     full = [m.is_fully_correct for m in results]
     assert 0 < sum(f is True for f in full) < len(full)
+
+
+@pytest.mark.parametrize("source", ["file", "list"])
+def test_an_offline_run_makes_no_reference_cycles(source: str) -> None:
+    """The offline judge and tool scoring run with the collector paused (metrics/agentic.py):
+    that costs no memory only while they make no cycles, so none may be left to collect. The
+    demo has repeated tool names (the general matching search) and every kind of evidence."""
+    import gc
+
+    from agenteval.core import load_datasets
+    from tests.conftest import DEMO
+
+    data = str(DEMO) if source == "file" else load_datasets(DEMO)
+    Agentic.run(data, k=3, statistical_mode=BayesianMode(), progress=False)  # imports, caches
+    gc.collect()
+    gc.disable()
+    try:
+        Agentic.run(data, k=3, statistical_mode=BayesianMode(), progress=False)
+        gc.set_debug(gc.DEBUG_SAVEALL)
+        gc.collect()
+        garbage = [type(x).__name__ for x in gc.garbage]
+    finally:
+        gc.set_debug(0)
+        gc.garbage.clear()
+        gc.enable()
+    assert garbage == []
