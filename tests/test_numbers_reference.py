@@ -68,6 +68,23 @@ def test_numbers_readings_and_removal_agree_with_the_definition(seed):
         assert _numbers.is_whole_number(text) == ref.is_whole_number(text), text
 
 
+ASCII_PIECES = ["Paris", "USD", "ok", " ", "  ", "\t", "\n", "\x1c", "\x1f", "\x0b", "x", "e",
+                "E", "k", "-", "+", "$", ".", ",", "%", "(", "#", "_", "a-b", "v1", "7", "0",
+                "3.5", "1,234", "1e3", ".5", "-2", "+4", "$9", " percent", " million"]
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_ascii_shortcuts_agree_with_the_definition(seed):
+    """``is_whole_number`` and ``text_readings`` answer an ASCII text that cannot start a number
+    (or has no digit) without the regex or the cache: mostly words, spaces and the ASCII
+    separators ``str.strip`` also removes (``\x1c``-``\x1f``), a few numbers among them."""
+    rng = random.Random(70 + seed)
+    for _ in range(4000):
+        text = random_text(rng, ASCII_PIECES, 5)
+        assert _numbers.is_whole_number(text) == ref.is_whole_number(text), repr(text)
+        assert list(_numbers.text_readings(text)) == ref.readings(text), repr(text)
+
+
 def test_long_and_uncached_texts_read_the_same():
     rng = random.Random(9)
     for _ in range(20):

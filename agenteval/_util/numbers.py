@@ -325,7 +325,12 @@ def number_readings(text: str) -> list[tuple[float, float]]:
 
 
 def text_readings(text: str) -> tuple[tuple[float, float], ...]:
-    """``number_readings`` as a tuple, cached like ``parse_text`` (what the evidence search reads)."""
+    """``number_readings`` as a tuple, cached like ``parse_text`` (what the evidence search reads).
+
+    An ASCII text is its own NFKC form, so one without a digit has no number: answered before
+    the cache, which then holds only texts worth keeping (a tool result's "USD", "Paris")."""
+    if text.isascii() and _DIGIT(text) is None:
+        return ()
     return _readings_cached(text) if len(text) <= CACHED_TEXT_CHARS else _readings_all(text)
 
 
@@ -391,9 +396,22 @@ def readings_of(numbers: tuple[WrittenNumber, ...] | list[WrittenNumber]) -> lis
     return out
 
 
+_ASCII_STARTS = frozenset("-+$.0123456789")
+"""The ASCII characters a number can start with (``_NUMBER_RE``'s first lookahead)."""
+
+
 def is_whole_number(text: str) -> bool:
-    """True when ``text`` is a single written number and nothing else (``" $12.50 "``)."""
-    m = _NUMBER_RE.fullmatch(unicodedata.normalize("NFKC", text).strip())
+    """True when ``text`` is a single written number and nothing else (``" $12.50 "``).
+
+    An ASCII text (its own NFKC form) that starts with no character a number can start with
+    is answered without the regex: most strings asked about are words ("Paris", "USD")."""
+    if text.isascii():
+        text = text.strip()
+        if not text or text[0] not in _ASCII_STARTS:
+            return False
+    else:
+        text = unicodedata.normalize("NFKC", text).strip()
+    m = _NUMBER_RE.fullmatch(text)
     return m is not None and _parse(m) is not None
 
 

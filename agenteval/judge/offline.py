@@ -253,6 +253,10 @@ def score_answer(answer: str, reference: str) -> Verdict:
     return Verdict(f1, f"token F1 {f1:.2f}")
 
 
+_PROGRESS_CHUNK = 512
+"""Answers judged between two progress updates."""
+
+
 class OfflineJudge(Judge):
     """Rule-based judge: numbers, exact, containment, then token F1. Fast and reproducible.
 
@@ -273,12 +277,20 @@ class OfflineJudge(Judge):
         return self.judge_sync(items)
 
     def judge_sync(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
-        """The same outcomes without any event loop."""
-        run = self.run_record
-        from agenteval.judge.progress import iterate
+        """The same outcomes without any event loop.
 
-        outcomes = [self.judge_one(item)
-                    for item in iterate(items, "judging answers (offline)", enabled=self.progress)]
+        The bar counts a chunk of answers at a time: an update per answer cost about as much
+        as judging one (the tool-scoring phase counts its chunks alike)."""
+        run = self.run_record
+        from agenteval.judge.progress import Progress
+
+        judge_one = self.judge_one
+        outcomes: list[JudgeOutcome] = []
+        with Progress(len(items), "judging answers (offline)", enabled=self.progress) as bar:
+            for start in range(0, len(items), _PROGRESS_CHUNK):
+                chunk = items[start:start + _PROGRESS_CHUNK]
+                outcomes.extend([judge_one(item) for item in chunk])
+                bar.update(len(chunk))
         run.calls += len(items)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes

@@ -107,7 +107,9 @@ def _with_slack(readings: Iterable[tuple[float, float]]) -> list[tuple[float, fl
 def _leaves(x: Any, out: list[Any]) -> None:
     if len(out) >= _MAX_LEAVES:
         return
-    if isinstance(x, Mapping):
+    if type(x) in _SCALARS:  # a leaf: no abstract-class check (Mapping's is slow)
+        out.append(x)
+    elif type(x) is dict or isinstance(x, Mapping):
         for v in x.values():
             _leaves(v, out)
     elif isinstance(x, (list, tuple, set, frozenset)):
