@@ -282,20 +282,19 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
     is asked only where the outcome depends on it: for a text in the answer at once; for the
     others, which only make the result searchable, at the end and only if nothing was found. A
     number is "shown" when it lies within the slack of an answer reading that is not an echo,
-    so a number near none of the answer's readings is no evidence whatever the echo holds.
+    so a number near none of the answer's readings is no evidence whatever the echo holds, and
+    of the answer's readings only those near the number are asked whether they are echoes.
     """
     wholes = [_whole_number(leaf) if type(leaf) is str else None for leaf in leaves]
-    norm = answer.norm
     unfound: list[str] = []  # texts not in the answer: searchable, unless every one is an echo
     for leaf, whole in zip(leaves, wholes):
         if whole is None and type(leaf) is str:
             for t in _text_candidates(leaf):
-                if not _text_in(t, norm):
+                if not _text_in(t, answer.norm):  # the answer normalised only if a text is sought
                     unfound.append(t)
                 elif not echo.has_text(t):
                     return True, _show(t, 40)
     said = answer.with_slack()
-    shown: list[tuple[float, float]] | None = None
     strong, unsettled, weak = False, [], []
     for leaf, whole in zip(leaves, wholes):
         if type(leaf) is str:
@@ -317,9 +316,7 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
                     unsettled.append(x)  # makes the result searchable unless it is an echo
             elif not echo.has_number(x):
                 strong = True
-                if shown is None:
-                    shown = [(v, s) for v, s in said if not echo.has_number(v)]
-                if _number_in(x, shown):
+                if _shown(x, said, echo):
                     return True, _show_number(x)
     if strong or any(not echo.has_text(t) for t in unfound) or any(
             not echo.has_number(x) for x in unsettled):
@@ -327,9 +324,19 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
     weak = [x for x in weak if not echo.has_number(x)]
     if not weak:
         return False, None
-    shown = [(v, s) for v, s in said if not echo.has_number(v)]
-    hit = next((x for x in weak if _number_in(x, shown)), None)
+    hit = next((x for x in weak if _shown(x, said, echo)), None)
     return True, None if hit is None else _show_number(hit)
+
+
+def _shown(x: float, said: list[tuple[float, float]], echo: _Echo) -> bool:
+    """``x`` lies within the slack of an answer reading (``_number_in``) that is not an echo;
+    the echo is asked only about the readings near ``x`` (an answer has several, and most
+    numbers are near one of them at most)."""
+    for value, slack in said:
+        if (abs(x - value) <= slack or (x < 0 and abs(-x - value) <= slack)) and (
+                not echo.has_number(value)):
+            return True
+    return False
 
 
 @dataclass(frozen=True)
