@@ -384,7 +384,9 @@ def _best_matchings(rows: list[int], cols: list[int],
 
     if not found:
         search(0, 0, -1)
-    del search  # the recursive closure refers to itself: a cycle that only the collector frees
+    # the recursive closure refers to itself through its cell: a cycle only the collector
+    # frees (and offline runs pause it, metrics/agentic.py); emptying the cell breaks it
+    search = None  # type: ignore[assignment]
     whole = len(found) <= limit and nodes <= _MAX_NODES and len(small) <= _MAX_DEPTH
     found = found[:limit] or [start]
 
