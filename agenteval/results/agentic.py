@@ -431,7 +431,7 @@ class AgenticResults(Sequence[AgenticMetric]):
     def to_netcdf(self, path: Any, *, level: str | None = None, **kwargs: Any) -> str:
         """Write what :meth:`to_inference_data` holds (the same ``level``) to a NetCDF file that
         ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
-        h5netcdf alone (no arviz import), atomically (a temporary file renamed into place, never
+        h5py alone (no arviz import), atomically (a temporary file renamed into place, never
         through a symbolic link), in a child process where the platform forks (a full disk can
         crash HDF5: ``results.write.write_netcdf``)."""
         from agenteval._util.files import check_no_link
