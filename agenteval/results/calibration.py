@@ -313,7 +313,8 @@ def _corrected_quality(out: dict[int, je.CorrectedSuite], agents: list[str], k: 
         if not (math.isfinite(at) and math.isfinite(pw)):
             basis = f"{JUDGE_CORRECTED} headline: not identified"
         elif c.basis == "tasks":
-            basis = f"{JUDGE_CORRECTED} headline: task-level, {c.tasks_used} tasks with >= {k} attempts"
+            basis = (f"{JUDGE_CORRECTED} headline: task-level, {c.tasks_used} tasks with >= {k} "
+                     f"attempt{'s' if k > 1 else ''}")
         else:
             basis = f"{JUDGE_CORRECTED} headline: pooled plug-in of the corrected share"
         if bayesian and math.isfinite(at):
