@@ -457,7 +457,7 @@ def test_prior_explorer_labels_its_pooled_values_and_shows_the_headline(run: dic
     explorer = prior_explorer(run["results"])
     text = explorer.numbers.value
     row = run["summary"]["rows"][0]
-    assert f"pooled pass@3 = " in text and "pooled pass^3 = " in text
+    assert "pooled pass@3 = " in text and "pooled pass^3 = " in text
     assert f"pass@3 {_interval(row, 'pass_at_k')}" in text      # the headline, as the summary
     assert f"pass^3 {_interval(row, 'pass_pow_k')}" in text
     assert ("mean over" in text) == (row["headline"] == "tasks")
