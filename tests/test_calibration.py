@@ -219,6 +219,9 @@ def test_hierarchical_mode_corrects_with_the_pymc_model() -> None:
     assert "PyMC NUTS" in cal.corrected[0].method and cal.diagnostics["divergences"] == 0
     assert "sampler: NUTS" in cal.to_text()
     assert {c.basis for c in res.summary().comparisons} == {"judge-corrected"}
+    for q, r in zip(res.summary().quality, cal.corrected[1:], strict=True):   # the NUTS draws'
+        assert q.basis.startswith("judge-corrected") and q.pass_at_k == r.pass_at_k
+        assert 0 <= q.prob_needs_improvement <= 1
     # the same posterior as the Gibbs form of the model (empirical-Bayes mode)
     for r_p, r_g in zip(cal.corrected, gibbs.corrected, strict=True):
         sd = (r_g.rate_high - r_g.rate_low) / 3.92
