@@ -219,6 +219,9 @@ def test_hierarchical_mode_corrects_with_the_pymc_model() -> None:
     assert "PyMC NUTS" in cal.corrected[0].method and cal.diagnostics["divergences"] == 0
     assert "sampler: NUTS" in cal.to_text()
     assert {c.basis for c in res.summary().comparisons} == {"judge-corrected"}
+    for q, r in zip(res.summary().quality, cal.corrected[1:], strict=True):   # the NUTS draws'
+        assert q.basis.startswith("judge-corrected") and q.pass_at_k == r.pass_at_k
+        assert 0 <= q.prob_needs_improvement <= 1
     # the same posterior as the Gibbs form of the model (empirical-Bayes mode)
     for r_p, r_g in zip(cal.corrected, gibbs.corrected, strict=True):
         sd = (r_g.rate_high - r_g.rate_low) / 3.92
@@ -370,3 +373,185 @@ def test_calibrate_refuses_a_cluster_in_a_bayesian_mode() -> None:
     results = Agentic.run(data / "agentic_demo.jsonl", k=3, statistical_mode=BayesianMode())
     with pytest.raises(ConfigError, match="frequentist"):
         calibrate(results, data / "agentic_demo_labels.jsonl", cluster="task")
+
+
+_DATA = Path(__file__).resolve().parents[1] / "data"
+_BAYES, _FREQ = BayesianMode(), FrequentistMode()
+
+
+@pytest.mark.parametrize("mode", [_BAYES, _FREQ], ids=["bayesian", "frequentist"])
+def test_the_quality_table_rests_on_the_judge_corrected_headline(mode) -> None:
+    """With the demo's labels the quality table is the corrected headline's, as the comparisons
+    are: each agent's values are its corrected row's pass@k / pass^k, its label their label,
+    and (Bayesian) each P(label) the share of the very draws the corrected row's interval
+    comes from that fall in the label's region (masks written out here, Fair Forge's
+    thresholds); the judge-only table is kept beside, exactly the run without labels."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(_DATA / "agentic_demo.jsonl", None, 3, statistical_mode=mode,
+                          labels=_DATA / "agentic_demo_labels.jsonl")
+        plain = Agentic.run(_DATA / "agentic_demo.jsonl", None, 3, statistical_mode=mode)
+        s, s0 = res.summary(), plain.summary()
+    cal = res.calibration()
+    rows = {r.group: r for r in cal.corrected}
+    assert [q.unit for q in s.quality] == list(res.agents) == ["agent-gpt-small",
+                                                                "agent-planner-v2"]
+    assert _same(s.quality, cal.quality) and _same(s.judge_only_quality, s0.quality)
+    assert not s0.judge_only_quality
+    for q in s.quality:
+        r = rows[q.unit]
+        assert (q.pass_at_k, q.pass_pow_k) == (r.pass_at_k, r.pass_pow_k)
+        assert q.basis == ("judge-corrected headline: task-level, 9 tasks with >= 3 attempts"
+                           + (", posterior draws" if mode is _BAYES else ""))
+        at_k, pw_k = q.pass_at_k, q.pass_pow_k
+        want = ("Reliable" if at_k > 0.95 and pw_k > 0.70 else "Inconsistent"
+                if at_k > 0.95 and pw_k < 0.50 else "Needs improvement" if at_k < 0.70
+                else "Unlabelled")
+        assert q.label == want
+        probs = (q.prob_reliable, q.prob_inconsistent, q.prob_needs_improvement,
+                 q.prob_unlabelled)
+        if mode is _FREQ:
+            assert all(np.isnan(probs))
+            continue
+        at, pw = cal._quality_draws[q.unit]
+        # the draws behind the corrected row: its mean and its equal-tailed interval
+        assert at.size == pw.size == mode.mc_samples
+        assert r.pass_at_k == pytest.approx(at.mean(), rel=1e-12)
+        assert r.pass_pow_k == pytest.approx(pw.mean(), rel=1e-12)
+        assert (r.pass_at_k_low, r.pass_at_k_high) == pytest.approx(
+            tuple(np.quantile(at, [0.025, 0.975])), rel=1e-12)
+        assert (r.pass_pow_k_low, r.pass_pow_k_high) == pytest.approx(
+            tuple(np.quantile(pw, [0.025, 0.975])), rel=1e-12)
+        reliable = np.mean((at > 0.95) & (pw > 0.70))
+        inconsistent = np.mean((at > 0.95) & (pw < 0.50))
+        needs = np.mean(at < 0.70)
+        assert probs == pytest.approx((reliable, inconsistent, needs,
+                                       1 - reliable - inconsistent - needs), abs=1e-12)
+    # the numbers the issue was about: the corrected headline, not the judge-only 0.562
+    if mode is _BAYES:
+        gpt = s.quality[0]
+        assert f"{gpt.pass_at_k:.3f}" == f"{rows['agent-gpt-small'].pass_at_k:.3f}" == "0.506"
+        assert f"{s.judge_only_quality[0].pass_at_k:.3f}" == "0.562"
+    # results.quality() and the CSV (quality.csv is results.quality()) are the corrected table
+    frame = res.quality()
+    assert list(frame["pass_at_k"]) == [q.pass_at_k for q in s.quality]
+    assert all(b.startswith("judge-corrected") for b in frame["basis"])
+    # the same run gives the same numbers (the correction's seed), and a saved run keeps them
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = Agentic.run(_DATA / "agentic_demo.jsonl", None, 3, statistical_mode=mode,
+                            labels=_DATA / "agentic_demo_labels.jsonl").summary()
+    assert _same(again.quality, s.quality)
+    from agenteval.results.agentic import results_from_json
+
+    loaded = results_from_json(json.loads(json.dumps(res.to_json())))
+    assert _same(loaded.summary().quality, s.quality)
+    assert _same(loaded.summary().judge_only_quality, s.judge_only_quality)
+    assert _same(loaded.calibration().quality, cal.quality)
+
+
+def _same(a: list, b: list) -> bool:
+    """Rows equal field by field, NaN equal to NaN."""
+    return len(a) == len(b) and all(
+        json.dumps(x.model_dump(), sort_keys=True) == json.dumps(y.model_dump(), sort_keys=True)
+        for x, y in zip(a, b))
+
+
+def test_corrected_quality_with_other_thresholds_relabels_the_same_draws() -> None:
+    from agenteval.statistical.quality import Thresholds
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(_DATA / "agentic_demo.jsonl", None, 3, statistical_mode=_BAYES,
+                          labels=_DATA / "agentic_demo_labels.jsonl")
+        t = Thresholds(reliable_pass_at_k=0.9, reliable_pass_pow_k=0.4,
+                       inconsistent_pass_pow_k=0.3, needs_improvement_pass_at_k=0.6)
+        frame = res.quality(thresholds=t)
+    cal = res.calibration()
+    for (_, row), q in zip(frame.iterrows(), cal.quality, strict=True):
+        at, pw = cal._quality_draws[q.unit]
+        assert (row["pass_at_k"], row["pass_pow_k"]) == (q.pass_at_k, q.pass_pow_k)
+        assert row["prob_reliable"] == pytest.approx(np.mean((at > 0.9) & (pw > 0.4)), abs=1e-12)
+        assert row["prob_needs_improvement"] == pytest.approx(np.mean(at < 0.6), abs=1e-12)
+    # a calibration read from a file has no draws: the values relabelled, P(label) n/a, said so
+    from agenteval.results.agentic import results_from_json
+
+    loaded = results_from_json(json.loads(json.dumps(res.to_json())))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        again = loaded.quality(thresholds=t)
+    assert list(again["pass_at_k"]) == list(frame["pass_at_k"])
+    assert list(again["label"]) == list(frame["label"])
+    assert again["prob_reliable"].isna().all()
+    assert all("draws are not saved" in b for b in again["basis"])
+
+
+def test_corrected_quality_probabilities_match_the_beta_closed_form() -> None:
+    """Every interaction labelled and no task repeated: each conversation's truth is known, so
+    the corrected share is exactly Beta(1 + f, 1 + C - f) per agent (f of its C conversations
+    fully correct), pass@k = 1 - (1 - p)^k and pass^k = p^k, and the label probabilities have
+    the closed form of ``label_probabilities_beta`` (computed here from scipy's Beta CDF
+    over each label's interval of p, the means by quadrature): the draws' shares must agree
+    within Monte Carlo error."""
+    from scipy import integrate, stats
+
+    rng = np.random.default_rng(7)
+    data, labels, full = [], [], {"a": 0, "b": 0}
+    rate = {"a": 0.88, "b": 0.55}
+    for c in range(120):
+        agent = "a" if c % 2 else "b"
+        turns, ok = [], True
+        for q in range(int(rng.integers(1, 3))):
+            truth = rng.random() < rate[agent]
+            verdict = truth if rng.random() < 0.85 else not truth     # the judge errs
+            turns.append({"qa_id": f"q{q}", "query": "2+2?", "assistant": "4" if verdict else "5",
+                          "ground_truth_assistant": "4"})
+            labels.append({"session_id": f"s{c}", "qa_id": f"q{q}", "label": int(truth)})
+            ok &= bool(truth)
+        full[agent] += ok
+        data.append({"session_id": f"s{c}", "assistant_id": agent, "task_id": f"t{c}",
+                     "conversation": turns})
+    k, draws = 2, 40_000
+    mode = BayesianMode(mc_samples=draws)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = Agentic.run(data, None, k, statistical_mode=mode, labels=labels)
+        s = res.summary()
+    for q in s.quality:
+        a, b = 1 + full[q.unit], 1 + 60 - full[q.unit]
+        beta = stats.beta(a, b)
+        assert q.basis == ("judge-corrected headline: pooled plug-in of the corrected share, "
+                           "posterior draws")
+        # pass@k and pass^k: exact means E[1 - (1 - p)^k], E[p^k] of that Beta
+        e_at = integrate.quad(lambda p: (1 - (1 - p) ** k) * beta.pdf(p), 0, 1)[0]
+        e_pw = integrate.quad(lambda p: p ** k * beta.pdf(p), 0, 1)[0]
+        assert q.pass_at_k == pytest.approx(e_at, abs=4 * 0.05 / np.sqrt(draws) + 1e-3)
+        assert q.pass_pow_k == pytest.approx(e_pw, abs=4 * 0.5 / np.sqrt(draws) + 1e-3)
+        # each label is an interval of p: pass@k > x iff p > 1 - (1 - x)^(1/k), pass^k > x
+        # iff p > x^(1/k)
+        at_cut = lambda x: 1 - (1 - x) ** (1 / k)  # noqa: E731
+        pw_cut = lambda x: x ** (1 / k)  # noqa: E731
+        reliable = beta.sf(max(at_cut(0.95), pw_cut(0.70)))
+        inconsistent = max(beta.cdf(pw_cut(0.50)) - beta.cdf(at_cut(0.95)), 0.0)
+        needs = beta.cdf(at_cut(0.70))
+        for got, want in ((q.prob_reliable, reliable), (q.prob_inconsistent, inconsistent),
+                          (q.prob_needs_improvement, needs)):
+            assert got == pytest.approx(want, abs=4 * np.sqrt(want * (1 - want) / draws) + 2e-3)
+    probs = {q.unit: q.prob_reliable for q in s.quality}
+    assert 0.05 < probs["a"] < 0.95      # a case that tells a share from a closed form
+
+
+def test_a_coin_judge_keeps_the_judge_only_quality_and_says_why() -> None:
+    data, labels, _ = _suite(se=0.5, sp=0.5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        s = Agentic.run(data, None, 2, statistical_mode=FrequentistMode(), labels=labels).summary()
+        s0 = Agentic.run(data, None, 2, statistical_mode=FrequentistMode()).summary()
+    assert not s.judge_only_quality
+    for q, q0 in zip(s.quality, s0.quality, strict=True):
+        assert (q.unit, q.pass_at_k, q.pass_pow_k, q.label) == (q0.unit, q0.pass_at_k,
+                                                                q0.pass_pow_k, q0.label)
+        assert q.basis == f"{q0.basis}; judge-corrected: not identified (the judge barely " \
+            "tells right from wrong), judge-only values"
+    text = s.to_text()
+    assert "judge-only quality" not in text and "not identified" in text.split("quality (")[1]

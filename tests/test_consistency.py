@@ -1,7 +1,8 @@
 """Every view shows the summary's numbers: text, notebook HTML, report, CSV / JSON, NetCDF, figures.
 
 One CLI run with ``--out`` per case (the demo; the demo with judge errors, in the Bayesian and
-the frequentist mode) writes every view; the summary those views must agree with is the one in
+the frequentist mode; the demo with its human labels, in both modes, whose comparisons, ranking
+and quality table are then judge-corrected) writes every view; the summary those views must agree with is the one in
 ``results.json`` (the run's ``SuiteSummary``), and the Python API's summary of the same data
 and settings is checked to be that very summary. Then, per view:
 
@@ -56,18 +57,21 @@ def _with_judge_errors(folder: Path) -> Path:
     return path
 
 
-CASES = {"demo-bayesian": ("demo", "bayesian"), "errors-bayesian": ("errors", "bayesian"),
-         "errors-frequentist": ("errors", "frequentist")}
+LABELS = DEMO.parent / "agentic_demo_labels.jsonl"
+CASES = {"demo-bayesian": ("demo", "bayesian", False), "errors-bayesian": ("errors", "bayesian", False),
+         "errors-frequentist": ("errors", "frequentist", False),
+         "labels-bayesian": ("demo", "bayesian", True),
+         "labels-frequentist": ("demo", "frequentist", True)}
 
 
 @pytest.fixture(scope="module", params=list(CASES))
 def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
-    data_kind, mode = CASES[request.param]
+    data_kind, mode, labelled = CASES[request.param]
     folder = tmp_path_factory.mktemp(request.param)
     data = DEMO if data_kind == "demo" else _with_judge_errors(folder)
     out = folder / "out"
     args = ["run", str(data), "--k", "3", "--mode", mode, "--out", str(out), "--min-judged", "0",
-            "--quiet"]
+            "--quiet", *(["--labels", str(LABELS)] if labelled else [])]
     buffer = io.StringIO()
     with redirect_stdout(buffer):
         assert main(args) == 0
@@ -75,9 +79,10 @@ def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
     from agenteval import Agentic, BayesianMode, FrequentistMode
 
     results = Agentic.run(str(data), k=3, statistical_mode=BayesianMode() if mode == "bayesian"
-                          else FrequentistMode())
+                          else FrequentistMode(), labels=str(LABELS) if labelled else None)
     return {"text": buffer.getvalue(), "out": out, "summary": stored["summary"],
-            "results": results, "mode": mode, "data": data_kind}
+            "calibration": stored.get("calibration"), "results": results, "mode": mode,
+            "data": data_kind, "labelled": labelled}
 
 
 # --------------------------------------------------------------------------- helpers
@@ -106,11 +111,14 @@ def _floats(obj: object) -> list[float]:
     return []
 
 
-def _allowed(summary: dict) -> set[str]:
-    """Every way a view may print one of the summary's numbers."""
+def _allowed(summary: dict, calibration: dict | None = None) -> set[str]:
+    """Every way a view may print one of the summary's numbers (and, where the view shows the
+    judge's calibration against human labels, the calibration's)."""
     out = set(CONSTANTS)
     parts = [summary["rows"], summary.get("comparisons", []), summary.get("ranking", []),
-             summary.get("quality", []), summary.get("diagnostics", [])]
+             summary.get("quality", []), summary.get("diagnostics", []),
+             summary.get("judge_only_comparisons", []), summary.get("judge_only_ranking", []),
+             summary.get("judge_only_quality", []), calibration or {}]
     for x in _floats(parts):
         out |= {f"{x:.3f}", f"{x:.4f}", f"{x:.2f}", f"{x:g}", f"{x:.1e}", f"{1 - x:.1e}",
                 f"{x:.1f}"}
@@ -126,8 +134,9 @@ def _strip(markup: str) -> str:
     return html.unescape(re.sub(r"<[^>]+>", " ", text))
 
 
-def _check_numbers(view: str, text: str, summary: dict, also: set[str] = frozenset()) -> None:
-    allowed = _allowed(summary) | set(also)
+def _check_numbers(view: str, text: str, summary: dict, also: set[str] = frozenset(),
+                   calibration: dict | None = None) -> None:
+    allowed = _allowed(summary, calibration) | set(also)
     foreign = sorted({n for n in _numbers(text) if n not in allowed})
     assert not foreign, f"{view} shows numbers that are not the summary's: {foreign[:12]}"
 
@@ -153,7 +162,8 @@ def _check_interval_label(view: str, text: str, mode: str) -> None:
 def test_python_summary_is_the_stored_one(run: dict) -> None:
     mine = json.loads(json.dumps(run["results"].to_json()["summary"]))
     stored = run["summary"]
-    for key in ("rows", "comparisons", "ranking", "quality", "method"):
+    for key in ("rows", "comparisons", "ranking", "quality", "method", "judge_only_comparisons",
+                "judge_only_ranking", "judge_only_quality"):
         assert mine[key] == stored[key], key
 
 
@@ -189,7 +199,7 @@ def test_notebook_html(run: dict) -> None:
             f"{inter['total']}, {share}%)" in page
     else:
         assert "judge errors: none" in body
-    _check_numbers("html", body, run["summary"], {share})
+    _check_numbers("html", body, run["summary"], {share}, calibration=run["calibration"])
     _check_interval_label("html", body, run["mode"])
 
 
@@ -235,11 +245,93 @@ def test_csv_files(run: dict) -> None:
 
 
 def test_quality_rests_on_the_headline(run: dict) -> None:
+    """The quality table's values are the headline's: with human labels the judge-corrected
+    headline's (as the comparisons), the judge-only table kept beside on the judge's."""
     summary = run["summary"]
     rows = {r["group"]: r for r in summary["rows"]}
+    corrected = {r["group"]: r for r in (run["calibration"] or {}).get("corrected", [])}
+    assert bool(summary["judge_only_quality"]) == run["labelled"]
     for q in summary["quality"]:
-        row = rows.get(q["unit"], summary["rows"][0])
+        row = (corrected if run["labelled"] else rows).get(q["unit"], summary["rows"][0])
         assert (q["pass_at_k"], q["pass_pow_k"]) == (row["pass_at_k"], row["pass_pow_k"])
+        assert q["basis"].startswith("judge-corrected headline: ") == run["labelled"]
+    for q in summary["judge_only_quality"]:
+        row = rows[q["unit"]]
+        assert (q["pass_at_k"], q["pass_pow_k"]) == (row["pass_at_k"], row["pass_pow_k"])
+        assert q["basis"].startswith("headline: ")
+
+
+def _quality_cells(q: dict) -> list[str]:
+    """A quality row as the tables print it: unit, values, label, the probabilities shown."""
+    cells = [q["unit"], f"{q['pass_at_k']:.3f}", f"{q['pass_pow_k']:.3f}", q["label"] or "n/a"]
+    for key in ("prob_reliable", "prob_inconsistent", "prob_needs_improvement"):
+        p = q[key]
+        if p is not None:
+            cells.append("< 0.001" if p < 0.001 else "> 0.999" if p > 0.999 else f"{p:.3f}")
+    return cells
+
+
+def _check_quality_table(view: str, part: str, rows: list[dict]) -> None:
+    """Each row's cells, in order, in the view's part for that table (one table row each)."""
+    flat = re.sub(r"\s+", " ", part)
+    for q in rows:
+        pattern = r"\s+(?:\S+\s+)*?".join(re.escape(c) for c in _quality_cells(q))
+        assert re.search(pattern, flat), f"{view}: quality row {q['unit']} {_quality_cells(q)}"
+    for basis in {q["basis"] for q in rows}:
+        assert basis in flat, f"{view}: basis {basis!r} not shown"
+
+
+def test_the_quality_table_is_the_same_in_every_view(run: dict) -> None:
+    """The quality table (judge-corrected with labels, and the judge-only one kept beside) shows
+    the summary's numbers in the text, the notebook HTML, the report, JSON and quality.csv."""
+    summary, labelled = run["summary"], run["labelled"]
+    quality, judge_only = summary["quality"], summary["judge_only_quality"]
+    assert quality
+    # text: the corrected table, then the judge-only one for reference
+    text = run["text"]
+    block = text[text.index("\nquality (Fair Forge"):text.index("\nunbiased per-task")]
+    header = block.strip().splitlines()[0]
+    assert ("JUDGE-CORRECTED" in header) == labelled
+    corrected_part, _, judge_part = block.partition("judge-only quality (")
+    assert bool(judge_part) == labelled
+    _check_quality_table("text", corrected_part, quality)
+    if labelled:
+        _check_quality_table("text judge-only", judge_part, judge_only)
+    for q in quality:   # one line per agent, all of it
+        line = next(x for x in corrected_part.splitlines() if x.startswith(f"  {q['unit']} "))
+        assert line.endswith(f"({q['basis']})")
+    # the notebook HTML
+    page = _strip(run["results"]._repr_html_())
+    start = page.index("Quality assessment (Fair Forge's table)")
+    end = page.index("Judge-only quality assessment") if labelled else page.index("judge:", start)
+    assert ("judge-corrected" in page[start:start + 200]) == labelled
+    _check_quality_table("html", page[start:end], quality)
+    if labelled:
+        _check_quality_table("html judge-only", page[end:page.index("judge:", end)], judge_only)
+    # the report
+    report = (run["out"] / "report.html").read_text(encoding="utf-8")
+    start = report.index("<h3>Quality</h3>")
+    section = report[start:report.index("</section>", start)]
+    heads = section.split("<h3>")
+    _check_quality_table("report", _strip(heads[1]), quality)
+    if labelled:
+        other = next(h for h in heads if h.startswith("Judge only quality"))
+        _check_quality_table("report judge-only", _strip(other), judge_only)
+    # JSON: the Python API's summary is the stored one (also judge_only_quality); quality.csv
+    mine = json.loads(json.dumps(run["results"].to_json()["summary"]))
+    assert mine["quality"] == quality and mine["judge_only_quality"] == judge_only
+    with open(run["out"] / "quality.csv", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["unit"] for r in rows] == [q["unit"] for q in quality]
+    for got, want in zip(rows, quality):
+        assert got["basis"] == want["basis"] and got["label"] == (want["label"] or "")
+        for key, value in want.items():
+            if key in ("unit", "label", "basis"):
+                continue
+            if value is None:
+                assert got[key] in ("", "nan"), key
+            else:
+                assert float(got[key]) == pytest.approx(value, rel=1e-12), key
 
 
 def test_independent_comparisons_use_the_rows_shares(run: dict) -> None:
@@ -365,7 +457,7 @@ def test_prior_explorer_labels_its_pooled_values_and_shows_the_headline(run: dic
     explorer = prior_explorer(run["results"])
     text = explorer.numbers.value
     row = run["summary"]["rows"][0]
-    assert f"pooled pass@3 = " in text and "pooled pass^3 = " in text
+    assert "pooled pass@3 = " in text and "pooled pass^3 = " in text
     assert f"pass@3 {_interval(row, 'pass_at_k')}" in text      # the headline, as the summary
     assert f"pass^3 {_interval(row, 'pass_pow_k')}" in text
     assert ("mean over" in text) == (row["headline"] == "tasks")

@@ -49,6 +49,8 @@ TABLE = REPO / "docs" / "img" / "summary_table.png"
 COLUMN_FIGURE = REPO / "docs" / "img" / "demo_pass_posterior_column.png"
 DEMO = ["run", "data/agentic_demo.jsonl", "--k", "3", "--mode", "bayesian"]
 """The demo run of ``make demo`` (``--out`` is added: a temporary folder)."""
+DEMO_LABELS = [*DEMO, "--labels", "data/agentic_demo_labels.jsonl"]
+"""The same run with the demo's human labels (its printout is the source ``labels-stdout``)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ EXCERPTS: dict[str, Excerpt] = {
         r"^    (success|pass\^3) ", r"^ranking by ", r"^  agent-planner-v2 +mean ",
         r"^quality \(", r"^  agent-planner-v2 +pass@3 ")),
     "run-demo-summary-tex": Excerpt("summary.tex"),
+    "run-demo-labels-quality": Excerpt("labels-stdout", after=r"^quality \(", select=(
+        r"^quality \(", r"^judge-only quality \(", r"^  agent-\S+ +pass@3 \d")),
 }
 
 VALUES: dict[str, Callable[[dict], str]] = {
@@ -79,18 +83,25 @@ _VALUE = re.compile(r"(<!-- value: (?P<name>[\w.-]+) -->)(?P<body>.*?)(<!-- /val
 
 
 def run_demo(out: Path) -> dict[str, str]:
-    """Run the demo as ``make demo`` does; return its printout and the text files it wrote."""
+    """Run the demo as ``make demo`` does; return its printout and the text files it wrote, and
+    (``labels-stdout``) the printout of the same run with the demo's human labels."""
     env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""),
            "COLUMNS": "200", "NO_COLOR": "1"}
     script = Path(sys.executable).with_name("agenteval")   # the console script a user runs
-    cmd = ([str(script)] if script.exists() else
-           [sys.executable, "-c", "import sys; from agenteval.cli import main; sys.exit(main())"])
+    base = ([str(script)] if script.exists() else
+            [sys.executable, "-c", "import sys; from agenteval.cli import main; sys.exit(main())"])
     shown = out.relative_to(REPO) if out.is_relative_to(REPO) else out  # as the README types it
-    cmd += [*DEMO, "--out", str(shown)]
+    cmd = [*base, *DEMO, "--out", str(shown)]
     run = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, timeout=600)
     if run.returncode != 0:
         raise SystemExit(f"the demo run failed ({run.returncode}):\n{run.stderr[-4000:]}")
     sources = {"stdout": run.stdout}
+    labelled = subprocess.run([*base, *DEMO_LABELS], cwd=REPO, env=env,
+                              capture_output=True, text=True, timeout=600)
+    if labelled.returncode != 0:
+        raise SystemExit(f"the labelled demo run failed ({labelled.returncode}):\n"
+                         f"{labelled.stderr[-4000:]}")
+    sources["labels-stdout"] = labelled.stdout
     for path in out.iterdir():
         if path.suffix in (".tex", ".json", ".csv"):
             sources[path.name] = path.read_text(encoding="utf-8")

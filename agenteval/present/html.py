@@ -253,7 +253,9 @@ def _table_of(models: Sequence[Any], k: int, *, keys: Sequence[str] | None = Non
 
 
 _LABELS = {"quality": "Quality assessment (Fair Forge's table)", "comparison_adjust":
-           "p-values adjusted over agent pairs", "diagnostics": "Diagnostics of the hierarchical fits"}
+           "p-values adjusted over agent pairs", "diagnostics": "Diagnostics of the hierarchical fits",
+           "judge_only_quality": "Judge-only quality assessment (the judge's verdicts taken as the "
+           "truth; for reference)"}
 
 
 def _extra_fields(summary: Any) -> str:
@@ -263,7 +265,11 @@ def _extra_fields(summary: Any) -> str:
     for name, value in _dump(summary).items():
         if name in _SUMMARY_KNOWN or value is None or value == [] or value == {} or value == "none":
             continue
-        label = _esc(_LABELS.get(name, name.replace("_", " ").capitalize()))
+        label = _LABELS.get(name, name.replace("_", " ").capitalize())
+        if name == "quality" and any(q.basis.startswith("judge-corrected") for q in summary.quality):
+            label += ("; judge-corrected: on the headline corrected with the human labels' "
+                      "calibration of the judge")
+        label = _esc(label)
         if isinstance(value, list) and all(isinstance(v, Mapping) for v in value):
             table, notes = _table_of(getattr(summary, name), summary.k)
             out.append(f"<p><b>{label}</b></p>" + table + _notes(notes))

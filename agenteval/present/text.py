@@ -247,16 +247,30 @@ def comparison_lines(summary: Any) -> list[str]:
                 for r in sorted(judge_rank, key=lambda r: r.expected_rank)))
     if summary.quality:
         k = summary.k
+        corrected = any(q.basis.startswith("judge-corrected") for q in summary.quality)
+        tag = ("; JUDGE-CORRECTED: on the headline corrected with the human labels' "
+               "calibration of the judge" if corrected else "")
         lines += ["", f"quality (Fair Forge: Reliable pass@{k} > 0.95 and pass^{k} > 0.70; "
                   f"Inconsistent pass@{k} > 0.95 and pass^{k} < 0.50; Needs improvement "
-                  f"pass@{k} < 0.70):"]
-        for q in summary.quality:
-            probs = ("" if math.isnan(q.prob_reliable) else
-                     f"  P(Reliable) {format_probability(q.prob_reliable)}  P(Inconsistent) "
-                     f"{format_probability(q.prob_inconsistent)}  P(Needs improvement) "
-                     f"{format_probability(q.prob_needs_improvement)}")
-            lines.append(f"  {q.unit[:30]:<31} pass@{k} {q.pass_at_k:.3f}  pass^{k} "
-                         f"{q.pass_pow_k:.3f}  {q.label or 'n/a':<18}{probs}  ({q.basis})")
+                  f"pass@{k} < 0.70{tag}):"]
+        lines += _quality_rows(summary.quality, k)
+        judge_quality = getattr(summary, "judge_only_quality", None) or []
+        if judge_quality:
+            lines += ["", "judge-only quality (the judge's verdicts taken as the truth; for "
+                      "reference):"]
+            lines += _quality_rows(judge_quality, k)
+    return lines
+
+
+def _quality_rows(rows: Any, k: int) -> list[str]:
+    lines = []
+    for q in rows:
+        probs = ("" if math.isnan(q.prob_reliable) else
+                 f"  P(Reliable) {format_probability(q.prob_reliable)}  P(Inconsistent) "
+                 f"{format_probability(q.prob_inconsistent)}  P(Needs improvement) "
+                 f"{format_probability(q.prob_needs_improvement)}")
+        lines.append(f"  {q.unit[:30]:<31} pass@{k} {q.pass_at_k:.3f}  pass^{k} "
+                     f"{q.pass_pow_k:.3f}  {q.label or 'n/a':<18}{probs}  ({q.basis})")
     return lines
 
 

@@ -136,8 +136,13 @@ class SuiteSummary(BaseModel):
         "verdicts taken as the truth (the comparisons above are then judge-corrected).")
     judge_only_ranking: list[RankRow] = Field(
         default_factory=list, description="With human labels: the ranking on the judge's verdicts.")
-    quality: list[QualityRow] = Field(default_factory=list,
-                                      description="Fair Forge's quality table per agent.")
+    quality: list[QualityRow] = Field(
+        default_factory=list, description="Fair Forge's quality table per agent, on the "
+        "headline (with human labels: on the judge-corrected headline, basis 'judge-corrected "
+        "headline: ...', wherever the correction is identified).")
+    judge_only_quality: list[QualityRow] = Field(
+        default_factory=list, description="With human labels: the quality table on the judge's "
+        "verdicts taken as the truth (the quality above is then judge-corrected).")
     judge: dict[str, Any] = Field(description="What the judge did: calls, cache hits, errors "
                                   "(judgments), usage, and ``interactions``: {total, judged, "
                                   "not_judged}, the interactions of the run and how many got a "
@@ -431,7 +436,7 @@ class AgenticResults(Sequence[AgenticMetric]):
     def to_netcdf(self, path: Any, *, level: str | None = None, **kwargs: Any) -> str:
         """Write what :meth:`to_inference_data` holds (the same ``level``) to a NetCDF file that
         ``arviz.from_netcdf`` reads; returns the path. Written from the stored draws with
-        h5netcdf alone (no arviz import), atomically (a temporary file renamed into place, never
+        h5py alone (no arviz import), atomically (a temporary file renamed into place, never
         through a symbolic link), in a child process where the platform forks (a full disk can
         crash HDF5: ``results.write.write_netcdf``)."""
         from agenteval._util.files import check_no_link
@@ -466,7 +471,10 @@ class AgenticResults(Sequence[AgenticMetric]):
 
     def quality(self, level: str = "agent", *, thresholds: Any = None) -> pd.DataFrame:
         """Fair Forge's quality table per agent or per conversation (``level="conversation"``),
-        with the posterior probability of each label in Bayesian mode."""
+        with the posterior probability of each label in Bayesian mode. Per agent with human
+        labels it is the summary's: on the judge-corrected headline wherever the correction is
+        identified (``basis`` says which); other ``thresholds`` relabel the same values and
+        draws (``Calibration.quality_rows``)."""
         import pandas as pd
 
         from agenteval.results.comparisons import QualityRow, conversation_quality
@@ -483,6 +491,8 @@ class AgenticResults(Sequence[AgenticMetric]):
                 rows = [QualityRow(**q) for q in quality_rows(
                     self.counts, self.values().rows, self.settings.mode, self.k,
                     fits=self.fits(), thresholds=thresholds)]
+                if (cal := self.calibration()) is not None:
+                    rows = _corrected_quality(rows, cal.quality_rows(thresholds))[0]
         else:
             from agenteval.errors import ConfigError
 
@@ -609,9 +619,37 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
                  "comparison_notes": cal.comparison_notes}
     elif cal is not None and cal.comparison_notes:
         extra["comparison_notes"] = [*extra.get("comparison_notes", []), *cal.comparison_notes]
+    quality = [QualityRow(**q) for q in values.quality]
+    if cal is not None:   # and the quality table on the same corrected values
+        quality, extra["judge_only_quality"] = _corrected_quality(quality, cal.quality)
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
-                        diagnostics=_json_safe(values.diagnostics),
-                        quality=[QualityRow(**q) for q in values.quality], **extra)
+                        diagnostics=_json_safe(values.diagnostics), quality=quality, **extra)
+
+
+_NOT_IDENTIFIED_QUALITY = ("judge-corrected: not identified (the judge barely tells right from "
+                           "wrong), judge-only values")
+"""The note a judge-only quality row carries where the labels' correction is not identified."""
+
+
+def _corrected_quality(judge_only: list[QualityRow], corrected: list[QualityRow]
+                       ) -> tuple[list[QualityRow], list[QualityRow]]:
+    """The quality table with human labels, and the judge-only one kept beside it: each
+    agent's judge-corrected row (``Calibration.quality``) where its values are identified,
+    else its judge-only row with a note; the judge-only table is [] when no row is corrected
+    (the table shown is then judge-only, as the comparisons are) or the calibration has no
+    quality table (read from a file written before it had one)."""
+    if not corrected:
+        return list(judge_only), []
+    by_unit = {q.unit: q for q in corrected}
+    rows, changed = [], False
+    for q in judge_only:
+        c = by_unit.get(q.unit)
+        if c is not None and math.isfinite(c.pass_at_k) and math.isfinite(c.pass_pow_k):
+            rows.append(c)
+            changed = True
+        else:
+            rows.append(q.model_copy(update={"basis": f"{q.basis}; {_NOT_IDENTIFIED_QUALITY}"}))
+    return rows, (list(judge_only) if changed else [])
 
 
 def _interactions(results: AgenticResults) -> dict[str, int]:

@@ -17,11 +17,17 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 from agenteval.core.labels import Labels, as_labels
 from agenteval.errors import DataError
-from agenteval.results.comparisons import JUDGE_CORRECTED, AgentComparison, RankRow, summary_fields
+from agenteval.results.comparisons import (
+    JUDGE_CORRECTED,
+    AgentComparison,
+    QualityRow,
+    RankRow,
+    summary_fields,
+)
 from agenteval.statistical import judge_error as je
 
 if TYPE_CHECKING:
@@ -34,7 +40,7 @@ LABEL_CLUSTERS = (None, "conversation", "task")
 """What the frequentist correction's bootstrap may resample whole (:func:`calibrate`'s
 ``cluster``): None (the labelled and the judged items apart), conversations or tasks."""
 
-CALIBRATION_VERSION = "2"
+CALIBRATION_VERSION = "3"
 
 
 def _f(description: str, **kw: Any) -> Any:
@@ -131,6 +137,12 @@ class Calibration(BaseModel):
     comparison_adjust: str = _f("p-value adjustment over pairs ('none' in Bayesian modes).",
                                 default="none")
     comparison_notes: list[str] = Field(default_factory=list)
+    quality: list[QualityRow] = _f(
+        "Fair Forge's quality table per agent on the judge-corrected pass@k / pass^k (the "
+        "corrected rows' values; Bayesian: P(label) = the share of the correction's posterior "
+        "draws of (pass@k, pass^k) in each label's region; NaN in the frequentist mode and "
+        "where the correction is not identified); the summary's quality is this where it is "
+        "identified.", default_factory=list)
     error_icc: float = _f("Intraclass correlation of the judge's disagreements with the labels "
                           "within tasks (task_id across agents; NaN when no task has two "
                           "labelled items).", default=math.nan)
@@ -139,6 +151,28 @@ class Calibration(BaseModel):
     diagnostics: dict[str, Any] = _f("The PyMC sampler's diagnostics of the correction "
                                      "(hierarchical mode), else empty.", default_factory=dict)
     notes: list[str] = Field(default_factory=list)
+    _quality_draws: dict[str, tuple[np.ndarray, np.ndarray]] = PrivateAttr(default_factory=dict)
+    """Per agent, the correction's draws of (pass@k, pass^k) the quality probabilities are
+    shares of (Bayesian modes; held, not saved: :meth:`quality_rows` with other thresholds)."""
+
+    def quality_rows(self, thresholds: Any = None) -> list[QualityRow]:
+        """The judge-corrected quality table per agent (:attr:`quality`) under ``thresholds``
+        (``statistical.quality.Thresholds``; None: Fair Forge's, the table held). Other
+        thresholds relabel the same values and, in the Bayesian modes, the same draws of the
+        correction (not drawn again); a calibration read from a file has no draws, so its
+        probabilities under other thresholds are NaN, and its basis says so."""
+        if thresholds is None:
+            return list(self.quality)
+        out = []
+        for q in self.quality:
+            draws = self._quality_draws.get(q.unit)
+            basis = q.basis
+            if draws is None and math.isfinite(q.prob_reliable):
+                basis += ("; P(label) n/a: the correction's draws are not saved (calibrate "
+                          "the results again)")
+            out.append(_corrected_quality_row(q.unit, q.pass_at_k, q.pass_pow_k, draws, basis,
+                                             thresholds))
+        return out
 
     def comparisons_dataframe(self) -> pd.DataFrame:
         """Judge-corrected comparisons, one row per pair and quantity."""
@@ -242,6 +276,57 @@ def iv(value: float, low: float, high: float) -> str:
     if not math.isfinite(low) and not math.isfinite(high):
         return num(value)
     return f"{num(value) if math.isfinite(value) else '?'} [{num(low)}, {num(high)}]"
+
+
+def _corrected_quality_row(unit: str, pass_at_k: float, pass_pow_k: float,
+                          draws: tuple[np.ndarray, np.ndarray] | None, basis: str,
+                          thresholds: Any = None) -> QualityRow:
+    """One agent's quality row on judge-corrected values: the label of (pass_at_k,
+    pass_pow_k); with ``draws`` (the correction's aligned draws of pass@k and pass^k), each
+    label's probability = the share of draws in its region
+    (``statistical.quality.label_probabilities``), else NaN."""
+    from agenteval.statistical.quality import LABELS, assess, label_probabilities
+
+    finite = math.isfinite(pass_at_k) and math.isfinite(pass_pow_k)
+    label = assess(pass_at_k, pass_pow_k, thresholds=thresholds) if finite else None
+    probs = dict.fromkeys(LABELS, math.nan)
+    if draws is not None and finite:
+        probs = {key: float(v) for key, v in
+                 label_probabilities(*draws, thresholds=thresholds).items()}
+    return QualityRow(unit=unit, pass_at_k=pass_at_k, pass_pow_k=pass_pow_k, label=label,
+                      prob_reliable=probs["Reliable"], prob_inconsistent=probs["Inconsistent"],
+                      prob_needs_improvement=probs["Needs improvement"],
+                      prob_unlabelled=probs["Unlabelled"], basis=basis)
+
+
+def _corrected_quality(out: dict[int, je.CorrectedSuite], agents: list[str], k: int,
+                       bayesian: bool) -> tuple[list[QualityRow], dict[str, Any]]:
+    """The Calibration's quality rows (Fair Forge's thresholds) from each agent's corrected
+    suite, and the draws they rest on (Bayesian): the very values and draws of the corrected
+    rows' pass@k / pass^k, nothing drawn again."""
+    rows, held = [], {}
+    for g, name in enumerate(agents):
+        c = out.get(g)
+        if c is None:
+            continue
+        at, pw = c.pass_at_k[0], c.pass_pow_k[0]
+        if not (math.isfinite(at) and math.isfinite(pw)):
+            basis = f"{JUDGE_CORRECTED} headline: not identified"
+        elif c.basis == "tasks":
+            basis = (f"{JUDGE_CORRECTED} headline: task-level, {c.tasks_used} tasks with >= {k} "
+                     f"attempt{'s' if k > 1 else ''}")
+        else:
+            basis = f"{JUDGE_CORRECTED} headline: pooled plug-in of the corrected share"
+        if bayesian and math.isfinite(at):
+            basis += ", posterior draws"
+            if not c.identified:
+                basis += " (resting on the labelled items and the prior: the judge barely " \
+                         "tells right from wrong)"
+        draws = (c.draws["pass_at_k"], c.draws["pass_pow_k"]) if bayesian else None
+        if draws is not None:
+            held[name] = draws
+        rows.append(_corrected_quality_row(name, at, pw, draws, basis))
+    return rows, held
 
 
 def judge_verdicts(results: Sequence[Any]) -> list[tuple[Any, int, Any, float]]:
@@ -433,6 +518,7 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
         warnings.warn(je.NOT_IDENTIFIED_BAYES if bayesian else je.NOT_IDENTIFIED,
                       je.JudgeNotIdentifiedWarning, stacklevel=2)
     cmp_fields = _corrected_comparisons(results, agents, cc, settings.k, level, bayesian, seed)
+    quality, quality_draws = _corrected_quality(out, agents, settings.k, bayesian)
     icc = je.error_clustering((human[both] != judge[both]).astype(float),
                               _task_clusters(results)[conv][both], seed=seed)
     if icc[1] < 0.01 and icc[0] > 0.05:
@@ -444,12 +530,14 @@ def calibrate(results: Any, labels: Any, *, pooled: bool = True,
            for i, (m, _, r, v) in enumerate(rows) if both[i] and v != human[i]]
     alpha, raters = _alpha(lab, rows, judge, settings.threshold, level,
                            seed=int(getattr(mode, "rng_seed", 0) or 0))
-    return Calibration(k=settings.k, level=level, labels_source=lab.source, ratings=len(lab),
-                       matched=matched, unmatched=unmatched, ties=ties, agreement=agreement,
-                       alpha=alpha[0], alpha_low=alpha[1], alpha_high=alpha[2], raters=raters,
-                       disagreements=dis, corrected=corrected, notes=notes,
-                       diagnostics=cc.diagnostics, error_icc=icc[0], error_icc_p=icc[1],
-                       **cmp_fields)
+    cal = Calibration(k=settings.k, level=level, labels_source=lab.source, ratings=len(lab),
+                      matched=matched, unmatched=unmatched, ties=ties, agreement=agreement,
+                      alpha=alpha[0], alpha_low=alpha[1], alpha_high=alpha[2], raters=raters,
+                      disagreements=dis, corrected=corrected, notes=notes,
+                      diagnostics=cc.diagnostics, error_icc=icc[0], error_icc_p=icc[1],
+                      quality=quality, **cmp_fields)
+    cal._quality_draws = quality_draws
+    return cal
 
 
 def _alpha(lab: Labels, rows: list[Any], judge: np.ndarray, threshold: float, level: float,

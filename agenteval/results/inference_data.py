@@ -3,7 +3,7 @@
 Nothing here samples the posterior: the layout (:mod:`agenteval.statistical.idata_layout`) is
 made once per level from ``results.posterior_draws()`` and ``results.fits()`` (the draws every
 figure shows), kept on the results, and both :func:`to_inference_data` (through the ArviZ
-adapter, :mod:`agenteval._util.arviz`) and the NetCDF writer (``_util.netcdf.write_draws``: h5netcdf alone, no
+adapter, :mod:`agenteval._util.arviz`) and the NetCDF writer (``_util.netcdf.write_draws``: h5py alone, no
 arviz; ``AgenticResults.to_netcdf`` and ``--out``) read it, so ``posterior.nc`` reloads with ``az.from_netcdf`` as exactly what
 ``to_inference_data`` returns. A PyMC user's calls work on either::
 

@@ -393,8 +393,10 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
     import matplotlib.pyplot as plt
 
     from agenteval import plots
-    from agenteval._util.netcdf import write_draws
+    from agenteval._util.netcdf import load_writer, write_draws
     from agenteval.results.inference_data import inference_layout, levels
+
+    load_writer()   # once here, not in each forked writer
 
     shown = levels(results)   # posterior.nc: the default level (task where there are task_ids)
     if len(results) > CONVERSATION_FILE_LIMIT:   # the conversation level only where it is quick

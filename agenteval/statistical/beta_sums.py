@@ -18,24 +18,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["EXACT_GROUP", "beta_moment", "beta_sums"]
+__all__ = ["EXACT_GROUP", "beta_sums", "term_moments"]
 
 EXACT_GROUP = 24
 """Tasks sharing a posterior with more members than this are summed by their exact moments."""
 
 
-def beta_moment(a: np.ndarray, b: np.ndarray, j: int) -> np.ndarray:
-    """E[p^j] for p ~ Beta(a, b), exactly: prod_{i<j} (a + i) / (a + b + i)."""
-    out = np.ones(np.shape(a))
-    for i in range(j):
-        out = out * (a + i) / (a + b + i)
-    return out
-
-
 def _raw_moments(a: np.ndarray, b: np.ndarray, power: int
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """E[p^power], E[p^2 power], E[p^3 power] for p ~ Beta(a, b): ``beta_moment``'s product,
-    run once to 3 power and read at each order."""
+    """E[p^power], E[p^2 power], E[p^3 power] for p ~ Beta(a, b), exactly: E[p^j] is
+    prod_{i<j} (a + i) / (a + b + i), so one product run to 3 power is read at each order."""
     out, product = [], np.ones(np.shape(a))
     for i in range(3 * power):
         product = product * (a + i) / (a + b + i)
@@ -44,7 +36,7 @@ def _raw_moments(a: np.ndarray, b: np.ndarray, power: int
     return out[0], out[1], out[2]
 
 
-def _moments(kind: str, k: int, a: np.ndarray, b: np.ndarray
+def term_moments(kind: str, k: int, a: np.ndarray, b: np.ndarray
              ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Mean, variance and skewness of one term: kind "rate" (p), "at" (1 - (1-p)^k) or "pow"
     (p^k), from the exact raw moments of a power of a Beta variable."""
@@ -91,7 +83,7 @@ def beta_sums(a: np.ndarray, b: np.ndarray, counts: np.ndarray, k: int, kinds: t
     weights = counts.astype(float)
     out = {}
     for i, kind in enumerate(kinds):
-        mean, var, skew = _moments(kind, k, a, b)
+        mean, var, skew = term_moments(kind, k, a, b)
         total_mean = mean @ weights
         total_var = var @ weights
         third = (skew * var ** 1.5) @ weights   # the third cumulant adds over independent terms

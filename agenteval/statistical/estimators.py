@@ -232,8 +232,8 @@ def pass_at_k_unbiased(n: Any, c: Any, k: Any) -> Any:
     their stable product form 1 - prod_{i=n-c+1}^{n} (1 - k/i) in log space. It is the share
     of k-subsets of the n attempts that contain at least one success. ``nan`` where ``k > n``.
 
-    >>> pass_at_k_unbiased(4, 2, 2)  # 5 of the 6 pairs contain a success
-    0.8333333333333334
+    >>> round(pass_at_k_unbiased(4, 2, 2), 12)  # 5 of the 6 pairs contain a success
+    0.833333333333
     """
     n, c, k, scalar = check_counts(n, c, k)
     defined = k <= n

@@ -676,7 +676,11 @@ class CorrectedSuite:
     note: str = ""
     draws: dict[str, np.ndarray] = field(default_factory=dict, repr=False)
     """Per parameter draw: 'share', 'pass_at_k', 'pass_pow_k' (aligned across the groups of one
-    :func:`correct_conversations` call, so differences between groups are per draw)."""
+    :func:`correct_conversations` call, so differences between groups are per draw; the draws
+    the intervals are quantiles of, and the quality labels' probabilities shares of)."""
+    tasks_used: int = 0
+    """Tasks with >= k attempts the task-level values average over (0 when ``basis`` is
+    'pooled')."""
 
 
 def compare_draws(a: np.ndarray, b: np.ndarray, *, level: float = 0.95,
@@ -815,7 +819,8 @@ def corrected_suite(prob: np.ndarray, task: np.ndarray, *, k: int, bayesian: boo
                         float(np.mean(1 - frac(nt - hi_t))))
     return CorrectedSuite(share=share, pass_at_k=at_k, pass_pow_k=pw_k, basis=basis,
                           interaction_rate=rate, identified=identified, method=method, note=note,
-                          draws={"share": full, "pass_at_k": at, "pass_pow_k": pw})
+                          draws={"share": full, "pass_at_k": at, "pass_pow_k": pw},
+                          tasks_used=int(use.sum()) if basis == "tasks" else 0)
 
 
 def _log_comb(n: np.ndarray, k: int) -> np.ndarray:

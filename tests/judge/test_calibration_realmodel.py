@@ -82,7 +82,6 @@ def test_real_judge_calibrated_against_the_references(llama_server, tmp_path):  
                                           else int(i.is_correct))
                 for m in bayes for i in m.interactions}
     keys = [k for k, v in verdicts.items() if v is not None]
-    h = np.array([truth[k] for k in keys])
     j = np.array([verdicts[k] for k in keys])
     a = cal_b.agreement[0]
     true_rate = float(np.mean(list(truth.values())))    # the references, every interaction

@@ -4,20 +4,29 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from agenteval.statistical.beta_sums import EXACT_GROUP, beta_moment, beta_sums
+from agenteval.statistical.beta_sums import EXACT_GROUP, beta_sums, term_moments
 from agenteval.statistical.hierarchical import fit_empirical_bayes
 
 
-def test_beta_moment_equals_scipy():
-    for a, b, j in ((0.7, 2.3, 1), (3.0, 1.5, 4), (12.0, 0.4, 6)):
-        assert beta_moment(np.array(a), np.array(b), j) == pytest.approx(
-            stats.beta(a, b).moment(j), rel=1e-12)
+@pytest.mark.parametrize("a, b, k", [(0.7, 2.3, 1), (3.0, 1.5, 4), (12.0, 0.4, 6), (0.5, 4.0, 3)])
+def test_term_moments_equal_scipys_integrals(a, b, k):
+    """Mean, variance and skewness of p, 1 - (1-p)^k and p^k for p ~ Beta(a, b), against scipy's
+    numerical integration of each function over the Beta density."""
+    dist = stats.beta(a, b)
+    for kind, f in (("rate", lambda p: p), ("at", lambda p: 1 - (1 - p) ** k),
+                    ("pow", lambda p: p ** k)):
+        mean = dist.expect(f)
+        var = dist.expect(lambda p: (f(p) - mean) ** 2)
+        skew = dist.expect(lambda p: (f(p) - mean) ** 3) / var ** 1.5
+        got = term_moments(kind, k, np.array(a), np.array(b))
+        assert [float(x) for x in got[:2]] == pytest.approx([mean, var], rel=1e-6, abs=1e-12)
+        assert float(got[2]) == pytest.approx(skew, rel=1e-4)   # quad's error at skew ~ -119
 
 
 @pytest.mark.parametrize("m", [3, EXACT_GROUP, EXACT_GROUP + 1, 400])
 def test_sums_have_the_exact_mean_and_variance(m):
     """Both branches: the sum over m iid Beta(a, b) terms has mean m E[f] and variance m Var[f]
-    (computed here by scipy's numerical integration, independently of beta_moment)."""
+    (computed here by scipy's numerical integration, independently of term_moments)."""
     a, b, k, draws = 2.5, 1.5, 3, 200_000
     rng = np.random.default_rng(7)
     got = beta_sums(np.full((draws, 1), a), np.full((draws, 1), b), [m], k, ("rate", "at", "pow"),
