@@ -247,7 +247,10 @@ def _quality_table(s: SuiteSummary) -> _Table:
              _Num(q.prob_reliable), _Num(q.prob_inconsistent), _Num(q.prob_needs_improvement)]
             for q in s.quality]
     bases = sorted({q.basis for q in s.quality})
-    caption = (f"Quality labels (Fair Forge), k = {k}: Reliable (R) {_AT} > 0.95 and "
+    corrected = any(q.basis.startswith("judge-corrected") for q in s.quality)
+    caption = (f"Quality labels (Fair Forge)"
+               f"{' on judge-corrected outcomes (human labels)' if corrected else ''}, k = {k}: "
+               f"Reliable (R) {_AT} > 0.95 and "
                f"{_PW} > 0.70; Inconsistent (I) {_AT} > 0.95 and {_PW} < 0.50; Needs "
                f"improvement (NI) {_AT} < 0.70; P: posterior probability of the label (n/a "
                f"outside the Bayesian modes). Basis: {'; '.join(bases) or 'n/a'}. "

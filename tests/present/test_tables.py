@@ -110,6 +110,19 @@ def test_caption_says_method_and_interval_kind(summary) -> None:
     assert "booktabs" not in text and "\\toprule" in text and "\\bottomrule" in text
 
 
+def test_quality_and_comparison_captions_say_when_they_rest_on_labels(summary) -> None:
+    from agenteval import Agentic, BayesianMode
+
+    labelled = Agentic.run(str(DATA), k=3, statistical_mode=BayesianMode(), progress=False,
+                           labels=str(DATA.with_name("agentic_demo_labels.jsonl"))).summary()
+    for which in ("quality", "comparisons"):
+        assert "judge-corrected outcomes" in labelled.to_latex(which)
+        assert "judge-corrected" not in summary.to_latex(which)
+    rows = _rows(labelled.to_latex("quality"), "latex")
+    for row, q in zip(rows, labelled.quality, strict=True):   # the corrected rows, as shown
+        _same(_numbers(row[1]) + _numbers(row[2]), q.pass_at_k, q.pass_pow_k)
+
+
 def test_escaping_hostile_ids() -> None:
     hostile = "a_b&c%d$e#f{g}h~i^j\\k<l>m|n\x00o\u202ep\nq"
     latex = escape_latex(hostile)
