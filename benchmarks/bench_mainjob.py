@@ -16,11 +16,12 @@ a load spike on this shared machine hits both sides; every figure is a median ov
 ``--baseline REV`` runs every figure for agenteval as of git revision REV too (before/after in
 one run).
 
-Last run for issue 16's columnar results (``--sizes 1000 10000 --idata-size 0 --repeats 2
---baseline e05b22d``, a loaded 2-core machine): run + summary() / loading 3.71x at 10,000
-conversations (e05b22d: 3.99x), 11.1x at 1,000 (e05b22d: 7.91x; at 1,000 loading takes 0.08 to
-0.17 s and the ratio moves between 8x and 16x from run to run: the summary's fixed part, about
-0.5 s, dominates); --out / without on the demo 1.93x CPU (e05b22d 2.46x). Run: ``.venv/bin/python benchmarks/bench_mainjob.py [--baseline aa6c134]``.
+Last run (``--sizes 1000 10000 --repeats 4 --baseline 09d845e``, a quiet 2-core machine, load
+average 1.1): --out / without on the demo 2.36x CPU, 2.57x wall (4.43 s against 1.84 s of CPU;
+09d845e 2.29x, 4.89 s against 2.04 s: both sides got faster); run + summary() / loading 6.72x
+at 10,000 conversations (8.60 s against 1.28 s; 09d845e 7.57x, 9.84 s) and 9.5x at 1,000 (the
+summary's fixed part, about 0.3 s, dominates there); to_inference_data a second time 0.000 s.
+Run: ``.venv/bin/python benchmarks/bench_mainjob.py [--baseline aa6c134]``.
 """
 
 from __future__ import annotations
