@@ -15,6 +15,16 @@ collect_ignore = ["metrics/rag_reference_scores.py"]
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "data" / "agentic_demo.jsonl"
 
+
+def ragged_suite() -> list[dict]:
+    """Two agents on partly different tasks (A: t1-t3, B: t2 and t4), three attempts each, with
+    given outcomes: a suite whose agent x task grid has empty cells."""
+    return [{"session_id": f"{a}-{t}-{i}", "assistant_id": a, "task_id": t, "attempt": i + 1,
+             "outcome": float((i + len(t)) % 2),
+             "conversation": [{"qa_id": "q", "query": "q", "assistant": "x"}]}
+            for a, tasks in (("A", ("t1", "t2", "t3")), ("B", ("t2", "t4"))) for t in tasks
+            for i in range(3)]
+
 # PyTensor reads its compile folder once, at import: an ignored folder of this checkout, so the
 # cache stays warm between runs and nothing lands in the home directory.
 os.environ.setdefault("AGENTEVAL_PYTENSOR_DIR", str(REPO / ".cache" / "pytensor"))

@@ -12,7 +12,7 @@ from scipy import stats
 from agenteval import Agentic, BayesianMode, FrequentistMode
 from agenteval._util import arviz as _arviz
 from agenteval.errors import ConfigError
-from tests.conftest import DEMO
+from tests.conftest import DEMO, ragged_suite
 
 az = pytest.importorskip("arviz")
 AGENT = "agent-gpt-small"
@@ -206,12 +206,7 @@ def test_out_writes_both_levels_and_they_reload(tmp_path) -> None:
 
 
 def test_ragged_tasks_leave_nan_cells_and_the_data_groups_whole() -> None:
-    data = [{"session_id": f"{a}-{t}-{i}", "assistant_id": a, "task_id": t, "attempt": i + 1,
-             "outcome": float((i + len(t)) % 2),
-             "conversation": [{"qa_id": "q", "query": "q", "assistant": "x"}]}
-            for a, tasks in (("A", ("t1", "t2", "t3")), ("B", ("t2", "t4"))) for t in tasks
-            for i in range(3)]
-    results = Agentic.run(data, k=2, statistical_mode=BayesianMode(), progress=False)
+    results = Agentic.run(ragged_suite(), k=2, statistical_mode=BayesianMode(), progress=False)
     idata = results.to_inference_data()
     p = idata.posterior["p_task"]
     assert list(p.task_id.values) == ["t1", "t2", "t3", "t4"]

@@ -13,7 +13,7 @@ from agenteval import Agentic, BayesianMode
 from agenteval._util.netcdf import _GROUPS, _SAMPLED, _coord_values, write_draws
 from agenteval._util.sanitize import netcdf_text
 from agenteval.results.inference_data import inference_layout
-from tests.conftest import DEMO
+from tests.conftest import DEMO, ragged_suite
 
 h5py = pytest.importorskip("h5py")
 h5netcdf = pytest.importorskip("h5netcdf")
@@ -132,12 +132,7 @@ def test_the_demo_levels_are_written_as_h5netcdf_writes_them(demo, level, tmp_pa
 
 
 def test_ragged_tasks_and_the_per_agent_draws_are_written_as_h5netcdf_writes_them(tmp_path) -> None:
-    data = [{"session_id": f"{a}-{t}-{i}", "assistant_id": a, "task_id": t, "attempt": i + 1,
-             "outcome": float((i + len(t)) % 2),
-             "conversation": [{"qa_id": "q", "query": "q", "assistant": "x"}]}
-            for a, tasks in (("A", ("t1", "t2", "t3")), ("B", ("t2", "t4"))) for t in tasks
-            for i in range(3)]
-    results = Agentic.run(data, k=2, statistical_mode=BayesianMode(), progress=False)
+    results = Agentic.run(ragged_suite(), k=2, statistical_mode=BayesianMode(), progress=False)
     _same_as_reference(inference_layout(results, level="task"), tmp_path / "task")
     _same_as_reference(results.posterior_draws(), tmp_path / "draws")
 
