@@ -321,7 +321,8 @@ PINNED_ALL: dict[str, list[str]] = {
         "UnknownOutcomesWarning", "not_identified_note", "results_from_json", "without_data",
     ],
     "agenteval.results.comparisons": [
-        "AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields",
+        "AgentComparison", "QualityRow", "RankRow", "conversation_quality", "judge_corrected",
+        "summary_fields",
     ],
     "agenteval.results.rag": [
         "NodeJudgment", "PrecisionCase", "RAG_RESULTS_VERSION", "RagResults", "RagSummary",

@@ -20,6 +20,7 @@ from typing import Any
 from agenteval._util.sanitize import terminal
 from agenteval.graders.summary import summary_html as graders_html
 from agenteval.present.text import format_probability
+from agenteval.results.comparisons import CORRECTED_QUALITY, judge_corrected
 
 __all__ = ["failure_html", "results_html", "summary_html", "posterior_png"]
 
@@ -266,9 +267,8 @@ def _extra_fields(summary: Any) -> str:
         if name in _SUMMARY_KNOWN or value is None or value == [] or value == {} or value == "none":
             continue
         label = _LABELS.get(name, name.replace("_", " ").capitalize())
-        if name == "quality" and any(q.basis.startswith("judge-corrected") for q in summary.quality):
-            label += ("; judge-corrected: on the headline corrected with the human labels' "
-                      "calibration of the judge")
+        if name == "quality" and judge_corrected(summary.quality):
+            label += f"; judge-corrected: {CORRECTED_QUALITY}"
         label = _esc(label)
         if isinstance(value, list) and all(isinstance(v, Mapping) for v in value):
             table, notes = _table_of(getattr(summary, name), summary.k)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from agenteval.errors import ConfigError
 from agenteval.present.text import format_probability, interval_kind, is_exact
+from agenteval.results.comparisons import judge_corrected
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import SuiteSummary
@@ -247,9 +248,8 @@ def _quality_table(s: SuiteSummary) -> _Table:
              _Num(q.prob_reliable), _Num(q.prob_inconsistent), _Num(q.prob_needs_improvement)]
             for q in s.quality]
     bases = sorted({q.basis for q in s.quality})
-    corrected = any(q.basis.startswith("judge-corrected") for q in s.quality)
-    caption = (f"Quality labels (Fair Forge)"
-               f"{' on judge-corrected outcomes (human labels)' if corrected else ''}, k = {k}: "
+    corrected = " on judge-corrected outcomes (human labels)" if judge_corrected(s.quality) else ""
+    caption = (f"Quality labels (Fair Forge){corrected}, k = {k}: "
                f"Reliable (R) {_AT} > 0.95 and "
                f"{_PW} > 0.70; Inconsistent (I) {_AT} > 0.95 and {_PW} < 0.50; Needs "
                f"improvement (NI) {_AT} < 0.70; P: posterior probability of the label (n/a "

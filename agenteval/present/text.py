@@ -247,9 +247,9 @@ def comparison_lines(summary: Any) -> list[str]:
                 for r in sorted(judge_rank, key=lambda r: r.expected_rank)))
     if summary.quality:
         k = summary.k
-        corrected = any(q.basis.startswith("judge-corrected") for q in summary.quality)
-        tag = ("; JUDGE-CORRECTED: on the headline corrected with the human labels' "
-               "calibration of the judge" if corrected else "")
+        from agenteval.results.comparisons import CORRECTED_QUALITY, judge_corrected
+
+        tag = f"; JUDGE-CORRECTED: {CORRECTED_QUALITY}" if judge_corrected(summary.quality) else ""
         lines += ["", f"quality (Fair Forge: Reliable pass@{k} > 0.95 and pass^{k} > 0.70; "
                   f"Inconsistent pass@{k} > 0.95 and pass^{k} < 0.50; Needs improvement "
                   f"pass@{k} < 0.70{tag}):"]

@@ -492,7 +492,7 @@ class AgenticResults(Sequence[AgenticMetric]):
                     self.counts, self.values().rows, self.settings.mode, self.k,
                     fits=self.fits(), thresholds=thresholds)]
                 if (cal := self.calibration()) is not None:
-                    rows = _corrected_quality(rows, cal.quality_rows(thresholds))[0]
+                    rows = _quality_with_labels(rows, cal.quality_rows(thresholds))[0]
         else:
             from agenteval.errors import ConfigError
 
@@ -621,7 +621,7 @@ def _summary_of(results: AgenticResults) -> SuiteSummary:
         extra["comparison_notes"] = [*extra.get("comparison_notes", []), *cal.comparison_notes]
     quality = [QualityRow(**q) for q in values.quality]
     if cal is not None:   # and the quality table on the same corrected values
-        quality, extra["judge_only_quality"] = _corrected_quality(quality, cal.quality)
+        quality, extra["judge_only_quality"] = _quality_with_labels(quality, cal.quality)
     return SuiteSummary(k=results.k, method=results.method, rows=rows, judge=_json_safe(judge),
                         diagnostics=_json_safe(values.diagnostics), quality=quality, **extra)
 
@@ -631,8 +631,8 @@ _NOT_IDENTIFIED_QUALITY = ("judge-corrected: not identified (the judge barely te
 """The note a judge-only quality row carries where the labels' correction is not identified."""
 
 
-def _corrected_quality(judge_only: list[QualityRow], corrected: list[QualityRow]
-                       ) -> tuple[list[QualityRow], list[QualityRow]]:
+def _quality_with_labels(judge_only: list[QualityRow], corrected: list[QualityRow]
+                         ) -> tuple[list[QualityRow], list[QualityRow]]:
     """The quality table with human labels, and the judge-only one kept beside it: each
     agent's judge-corrected row (``Calibration.quality``) where its values are identified,
     else its judge-only row with a note; the judge-only table is [] when no row is corrected

@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from agenteval.statistical.compare import ComparisonTable
     from agenteval.statistical.quality import ConversationAssessment
 
-__all__ = ["AgentComparison", "QualityRow", "RankRow", "conversation_quality", "summary_fields"]
+__all__ = ["AgentComparison", "QualityRow", "RankRow", "conversation_quality", "judge_corrected",
+           "summary_fields"]
 
 JUDGE_ONLY = "judge-only"
 """Comparisons that take the judge's verdicts as the truth (no human labels)."""
@@ -94,6 +95,16 @@ class QualityRow(BaseModel):
     prob_needs_improvement: float
     prob_unlabelled: float
     basis: str = Field(description="What the estimates rest on.")
+
+
+CORRECTED_QUALITY = "on the headline corrected with the human labels' calibration of the judge"
+"""What a quality table on judge-corrected outcomes rests on, as its views say it."""
+
+
+def judge_corrected(quality: Sequence[QualityRow]) -> bool:
+    """The quality table rests on judge-corrected outcomes (``results.calibration``'s rows,
+    whose basis starts ``judge-corrected``), so its views say so."""
+    return any(q.basis.startswith(JUDGE_CORRECTED) for q in quality)
 
 
 def summary_fields(table: ComparisonTable | None, *, basis: str = JUDGE_ONLY) -> dict[str, Any]:
