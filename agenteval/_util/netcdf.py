@@ -16,10 +16,11 @@ half a file.
 
 from __future__ import annotations
 
+import itertools
 import os
 import tempfile
 from pathlib import Path
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -44,15 +45,13 @@ def _coord_values(values: Any) -> np.ndarray:
 
 def _write_group(h5: Any, name: str, data: dict[str, np.ndarray], dims: dict[str, list[str]],
                  coords: dict[str, Any], attrs: dict[str, Any],
-                 aux: dict[str, tuple[tuple[str, ...], Any]] | None, dim_ids: list[int]) -> None:
+                 aux: dict[str, tuple[tuple[str, ...], Any]] | None, dim_ids: Iterator[int]) -> None:
     """One InferenceData group as netCDF-4 lays it out in HDF5 (what h5netcdf writes, checked
     object by object in ``tests/test_netcdf_writer.py``): each dimension a coordinate variable
     that is a dimension scale with a file-wide ``_Netcdf4Dimid``, each other variable with its
     dimension scales attached and ``_Netcdf4Coordinates``; creation order tracked.
 
-    ``dim_ids`` holds the file's next dimension id (ids are numbered across groups)."""
-    import h5py
-
+    ``dim_ids`` counts the file's dimensions (their ids are numbered across groups)."""
     grp = h5.create_group(name, track_order=True)
     sampled = name in _SAMPLED
     var_dims: dict[str, list[str]] = {}
@@ -74,16 +73,15 @@ def _write_group(h5: Any, name: str, data: dict[str, np.ndarray], dims: dict[str
             values = np.arange(size, dtype=np.int64)
         else:
             values = _coord_values(coords[dim])
-        scale = _dataset(grp, dim, values, h5py)
+        scale = _dataset(grp, dim, values)
         scale.make_scale(dim)
-        ids[dim] = dim_ids[0]
-        dim_ids[0] += 1
+        ids[dim] = next(dim_ids)
         scale.attrs["_Netcdf4Dimid"] = np.int32(ids[dim])
         scale.attrs["_Netcdf4Coordinates"] = np.array([ids[dim]], dtype=np.int32)
         scales[dim] = scale
 
     def variable(var: str, names: Sequence[str], values: np.ndarray) -> Any:
-        out = _dataset(grp, var, values, h5py)   # a name taken (by a dimension) raises
+        out = _dataset(grp, var, values)   # a name taken (by a dimension) raises
         for axis, dim in enumerate(names):
             out.dims[axis].attach_scale(scales[dim])
         if names:
@@ -110,8 +108,10 @@ def _write_group(h5: Any, name: str, data: dict[str, np.ndarray], dims: dict[str
         grp.attrs[key] = netcdf_text(value) if isinstance(value, str) else np.atleast_1d(value)
 
 
-def _dataset(grp: Any, name: str, values: np.ndarray, h5py: Any) -> Any:
+def _dataset(grp: Any, name: str, values: np.ndarray) -> Any:
     """A dataset holding ``values`` (object arrays as variable-length UTF-8 strings)."""
+    import h5py
+
     if values.dtype == object:
         return grp.create_dataset(name, data=values, dtype=h5py.string_dtype(), track_order=True)
     return grp.create_dataset(name, data=values, track_order=True)
@@ -137,7 +137,7 @@ def write_draws(draws: Any, path: str | Path) -> str:
     try:
         with h5py.File(tmp, "w", track_order=True) as h5:
             aux = getattr(draws, "aux", None) or {}
-            dim_ids = [0]
+            dim_ids = itertools.count()
             for name in _GROUPS:
                 data = getattr(draws, name, None)
                 if data:
