@@ -313,6 +313,7 @@ def test_the_quality_table_is_the_same_in_every_view(run: dict) -> None:
     start = report.index("<h3>Quality</h3>")
     section = report[start:report.index("</section>", start)]
     heads = section.split("<h3>")
+    assert ("judge-corrected" in heads[1][:200]) == labelled   # as the text and HTML say
     _check_quality_table("report", _strip(heads[1]), quality)
     if labelled:
         other = next(h for h in heads if h.startswith("Judge only quality"))

@@ -46,6 +46,7 @@ from agenteval.present.report_transcript import OUTCOMES, conversation_html
 from agenteval.present.report_viewer import (VIEWER_CSS, csp_meta, data_block, list_section,
                                              script_block, view_section)
 from agenteval.present.text import format_probability, is_exact
+from agenteval.results.comparisons import CORRECTED_QUALITY, judge_corrected
 
 if TYPE_CHECKING:
     from agenteval.results.agentic import AgenticResults, SuiteSummary
@@ -306,6 +307,8 @@ def _summary_extras(summary: Any) -> str:
             continue
         title = name.replace("_", " ").capitalize()
         method = methods.get(name.rstrip("s") + "_method") or methods.get(name + "_method") or ""
+        if name == "quality" and judge_corrected(value):   # as the text and notebook views say
+            method = f"judge-corrected: {CORRECTED_QUALITY}"
         out.append(f"<h3>{_e(title)}</h3>" + (f'<p class="method">{_e(method)}</p>' if method else ""))
         if all(isinstance(v, BaseModel) for v in value):
             out.append(_model_table(value) + _legend(value))
