@@ -40,7 +40,11 @@ _MIN_SEGMENT = 20
 _MAX_LEAVES = 5000
 _REL_TOL = 1e-9  # equal numbers: math.isclose, as for parameters
 _ABS_TOL = 1e-12
-_SENTENCE_RE = re.compile(r"(?<=[.!?;:])\s+|\n+")
+_SENTENCE_END = re.compile(r"[.!?;:] ")
+"""Where a folded text (``fold_text``: single spaces, no line break) splits into sentences: a
+stop and the space after it. The stop goes with the split, and a segment is stripped of stops
+anyway, so this is the split ``(?<=[.!?;:])\\s+|\\n+`` of the raw text, with no look-behind tried
+at every position (four times faster)."""
 
 
 def parse_numbers(text: str) -> list[tuple[float, float]]:
@@ -190,12 +194,21 @@ class _Echo:
         window = 2e-9 * abs(x) + 2e-12
         lo = bisect_left(numbers, x - window)
         hi = bisect_right(numbers, x + window, lo)
-        return any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in numbers[lo:hi])
+        return lo < hi and any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
+                               for v in numbers[lo:hi])
 
-    def _echo_numbers(self) -> tuple[float, ...]:
-        strings = [str(x) for x in self._leaves if isinstance(x, str)]
-        plain = [f for f in (to_float(x) for x in self._leaves if _is_number(x)) if math.isfinite(f)]
-        return (*self._query.numbers(), *(v for t in strings for v, _ in text_readings(t)), *plain)
+    def _echo_numbers(self) -> list[float]:
+        """The query's numbers, then each argument's (a string's readings, a number's value),
+        in one pass over the arguments; their order does not matter (they are sorted)."""
+        out = list(self._query.numbers())
+        for x in self._leaves:
+            if isinstance(x, str):
+                out.extend([v for v, _tol in text_readings(str(x))])
+            elif _is_number(x):
+                f = to_float(x)
+                if math.isfinite(f):
+                    out.append(f)
+        return out
 
 
 class _Query:
@@ -206,6 +219,7 @@ class _Query:
         self._norm: str | None = None
         self._readings: tuple[tuple[float, float], ...] | None = None
         self._slack: list[tuple[float, float]] | None = None
+        self._numbers: tuple[float, ...] | None = None
 
     @property
     def norm(self) -> str:
@@ -224,13 +238,19 @@ class _Query:
             self._slack = _with_slack(self.readings())
         return self._slack
 
-    def numbers(self) -> list[float]:
-        return [v for v, _tol in self.readings()]
+    def numbers(self) -> tuple[float, ...]:
+        """The readings' values (the query's, asked once per call's echo)."""
+        if self._numbers is None:
+            self._numbers = tuple([v for v, _tol in self.readings()])
+        return self._numbers
 
 
 def _capped_leaves(result: Any) -> tuple[list[Any], bool]:
     """The result's searchable leaves in order (numbers as they are, anything else as text),
     text cut at ``MAX_RESULT_CHARS`` in all; and whether it was cut."""
+    kind = type(result)
+    if kind is int or kind is float:  # most results: one number, nothing to walk or cut
+        return [result], False
     out: list[Any] = []
     budget, cut = MAX_RESULT_CHARS, False
     for leaf in _all_leaves(result):
@@ -264,7 +284,7 @@ def _text_candidates(text: str) -> list[str]:
         return []
     candidates = [norm]
     if len(norm) > _MIN_SEGMENT:
-        for seg in _SENTENCE_RE.split(norm):
+        for seg in _SENTENCE_END.split(norm):
             seg = seg.strip(" .!?;:,")
             if len(seg) >= _MIN_SEGMENT and seg != norm:
                 candidates.append(seg)
