@@ -89,8 +89,8 @@ class WrittenNumber:
     the same float), so reading a text costs no rational arithmetic.
     """
 
-    __slots__ = ("_digits", "_exp10", "_negative", "decimals", "percent", "scale", "_value",
-                 "_float", "_key")
+    __slots__ = ("_digits", "_exp10", "_negative", "decimals", "percent", "scale", "written",
+                 "_value", "_float", "_key")
 
     def __init__(self, digits: str, exp10: int, negative: bool, decimals: int, percent: bool,
                  scale: int) -> None:
@@ -100,6 +100,9 @@ class WrittenNumber:
         self.decimals = decimals  # digits written after the decimal point of the mantissa
         self.percent = percent  # written with %, "percent" or "per cent"
         self.scale = scale  # 1, or the multiplier of a scale word ("2.5 million" -> 10**6)
+        # the number as written, commas left out: two numbers written alike are equal (equal
+        # value_key and percent), which a comparison can see before working out either key
+        self.written = (digits, exp10, negative, percent)
         self._value: Fraction | None = None
         self._float: float | None = None  # float_value(0), kept: every comparison asks for it
         self._key: object = _UNSET  # value_key, kept likewise

@@ -155,10 +155,16 @@ def _numbers_match(ref_numbers: Sequence[WrittenNumber], answer_numbers: Sequenc
                    rel_tol: float) -> bool:
     if not ref_numbers:
         return False
-    # An answer number equal to r settles r (equal numbers are the same); most are found so,
-    # by their value keys, and only the others are compared one by one.
-    equal = {(a.value_key, a.percent) for a in answer_numbers}
+    # An answer number equal to r settles r (equal numbers are the same); most are written
+    # alike (``written``), the others of equal value are found by their value keys, built only
+    # then, and only the rest are compared one by one.
+    written = {a.written for a in answer_numbers}
+    equal: set[tuple[Any, bool]] | None = None
     for r in ref_numbers:
+        if r.written in written:
+            continue
+        if equal is None:
+            equal = {(a.value_key, a.percent) for a in answer_numbers}
         key = r.value_key
         if (key, r.percent) in equal:
             continue
