@@ -6,9 +6,10 @@ agent was given and is therefore no evidence) are in :mod:`agenteval.metrics.too
 
 Cost is linear in the size of the texts, in time and memory: phrases are found by substring
 search over normalised text with a word-boundary check at each occurrence (no regular expression
-is built from the data), and each text's numbers are parsed once. One call's result is searched
-in its first ``MAX_RESULT_CHARS`` characters of text; a call cut there is listed in
-``Evidence.truncated`` and the tool score's reasoning says so.
+is built from the data), and each text's numbers are parsed once; the query's and the
+arguments' (what is no evidence) only when their digits could hold the number asked about. One
+call's result is searched in its first ``MAX_RESULT_CHARS`` characters of text; a call cut there
+is listed in ``Evidence.truncated`` and the tool score's reasoning says so.
 """
 
 from __future__ import annotations
@@ -171,6 +172,7 @@ class _Echo:
         self._texts: tuple[str, ...] | None = None
         self._numbers: tuple[float, ...] | None = None
         self._exact: frozenset[float] = frozenset()
+        self._screen: tuple[str | None, list[float]] | None = None
 
     def has_text(self, phrase: str) -> bool:
         if self._texts is None:
@@ -183,6 +185,8 @@ class _Echo:
         arguments. All are finite, and ``isclose(x, x)`` holds, so an equal one settles it."""
         numbers = self._numbers
         if numbers is None:
+            if not self._may_hold(x):  # settled without reading the query and arguments
+                return False
             numbers = self._numbers = tuple(sorted(self._echo_numbers()))
             self._exact = frozenset(numbers)
         if x in self._exact:
@@ -197,6 +201,36 @@ class _Echo:
         return lo < hi and any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
                                for v in numbers[lo:hi])
 
+    def _may_hold(self, x: float) -> bool:
+        """False only when no number of the query or the arguments can be close to ``x``: no
+        argument number is, and the texts show none of the leading digits such a number would
+        be written with (``_leading_digits``). The texts are then never parsed, which is most
+        of the cost of asking: a result's number is seldom in the query."""
+        if self._screen is None:
+            self._screen = self._digit_screen()
+        digits, plain = self._screen
+        keys = _leading_digits(x)
+        if digits is None or keys is None:
+            return True
+        return any(k in digits for k in keys) or any(
+            math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in plain)
+
+    def _digit_screen(self) -> tuple[str | None, list[float]]:
+        """(the query's and the string arguments' digits, each text without its commas and
+        points and the texts apart, or None when one is not ASCII; the argument numbers)."""
+        texts = [self._query.text]
+        plain: list[float] = []
+        for x in self._leaves:
+            if isinstance(x, str):
+                texts.append(str(x))
+            elif _is_number(x):
+                f = to_float(x)
+                if math.isfinite(f):
+                    plain.append(f)
+        if not all(t.isascii() for t in texts):  # the parser reads other digits too (\d)
+            return None, plain
+        return "\0".join([t.replace(",", "").replace(".", "") for t in texts]), plain
+
     def _echo_numbers(self) -> list[float]:
         """The query's numbers, then each argument's (a string's readings, a number's value),
         in one pass over the arguments; their order does not matter (they are sorted)."""
@@ -209,6 +243,28 @@ class _Echo:
                 if math.isfinite(f):
                     out.append(f)
         return out
+
+
+_SCREEN_DIGITS = 6
+
+
+def _leading_digits(x: float) -> tuple[str, ...] | None:
+    """Digit strings one of which begins the written digits of any number ``isclose`` to ``x``
+    (rel 1e-9, abs 1e-12), commas, point and leading zeros left out; None when ``|x|`` is
+    below 1e-3 (the absolute tolerance counts there) or above 1e300.
+
+    Such a number v is written as digits M times a power of ten (exponent, scale word,
+    percentage and a float's correct rounding change the power or v by 1e-16 at most), within a
+    relative 1.1e-9 of ``|x|``: strictly between ``a`` and ``b``, ``|x| (1 -+ 1e-8)`` written to 12
+    significant digits. That range is narrower than the step of the first six digits, so M's
+    first six, zeros added if M is shorter, are those of ``a`` or of ``b``; either less its
+    trailing zeros begins M (test_leading_digits_screen_keeps_every_close_number).
+    """
+    m = abs(x)
+    if not 1e-3 <= m <= 1e300:
+        return None
+    a, b = f"{m * (1 - 1e-8):.11e}", f"{m * (1 + 1e-8):.11e}"  # "d.ddddddddddde+XX"
+    return (a[0] + a[2:_SCREEN_DIGITS + 1]).rstrip("0"), (b[0] + b[2:_SCREEN_DIGITS + 1]).rstrip("0")
 
 
 class _Query:
