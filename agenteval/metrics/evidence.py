@@ -210,10 +210,10 @@ class _Echo:
             self._screen = self._digit_screen()
         digits, plain = self._screen
         keys = _leading_digits(x)
-        if digits is None or keys is None:
+        if digits is None or keys is None or keys[0] in digits or keys[1] in digits:
             return True
-        return any(k in digits for k in keys) or any(
-            math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL) for v in plain)
+        return bool(plain) and any(math.isclose(x, v, rel_tol=_REL_TOL, abs_tol=_ABS_TOL)
+                                   for v in plain)
 
     def _digit_screen(self) -> tuple[str | None, list[float]]:
         """(the query's and the string arguments' digits, each text without its commas and
@@ -227,9 +227,10 @@ class _Echo:
                 f = to_float(x)
                 if math.isfinite(f):
                     plain.append(f)
-        if not all(t.isascii() for t in texts):  # the parser reads other digits too (\d)
+        joined = "\0".join(texts)
+        if not joined.isascii():  # the parser reads other digits too (\d)
             return None, plain
-        return "\0".join([t.replace(",", "").replace(".", "") for t in texts]), plain
+        return joined.replace(",", "").replace(".", ""), plain
 
     def _echo_numbers(self) -> list[float]:
         """The query's numbers, then each argument's (a string's readings, a number's value),
@@ -248,7 +249,7 @@ class _Echo:
 _SCREEN_DIGITS = 6
 
 
-def _leading_digits(x: float) -> tuple[str, ...] | None:
+def _leading_digits(x: float) -> tuple[str, str] | None:
     """Digit strings one of which begins the written digits of any number ``isclose`` to ``x``
     (rel 1e-9, abs 1e-12), commas, point and leading zeros left out; None when ``|x|`` is
     below 1e-3 (the absolute tolerance counts there) or above 1e300.
