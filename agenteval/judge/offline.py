@@ -29,6 +29,7 @@ when two of them are the same.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import string
@@ -252,10 +253,39 @@ def _contains_words(text: str, phrase: str) -> bool:
     return False
 
 
+class _Reference:
+    """A reference as the rules read it: normalised, its numbers, and (on first need) its words
+    besides numbers. Every agent and attempt on a task has the same reference, so each is read
+    once (``_reference``)."""
+
+    __slots__ = ("norm", "parsed", "_words")
+
+    def __init__(self, text: str) -> None:
+        self.norm = normalize_text(text)
+        self.parsed = parse_text(text)
+        self._words: list[str] | None = None
+
+    def words(self) -> list[str]:
+        """``_words_besides_numbers`` of the reference."""
+        if self._words is None:
+            self._words = _words_besides_numbers(self.parsed)
+        return self._words
+
+
+_reference = functools.lru_cache(maxsize=4096)(_Reference)
+"""The reference's ``_Reference``, kept for the last 4096 distinct references (small objects)."""
+
+_EXACT = Verdict(1.0, "exact match after normalisation")
+_ALL_FOUND = Verdict(1.0, "every number and word of the reference appears in the answer")
+_CONTAINED = Verdict(1.0, "the answer contains the reference")
+# Verdicts are frozen: the same three serve every answer they describe
+
+
 def score_answer(answer: str, reference: str) -> Verdict:
     """Score one answer against its reference by the rules in the module docstring."""
-    norm_answer, norm_reference = normalize_text(answer), normalize_text(reference)
-    parsed_reference = parse_text(reference)
+    ref = _reference(reference)
+    norm_answer, norm_reference = normalize_text(answer), ref.norm
+    parsed_reference = ref.parsed
     ref_numbers = parsed_reference.numbers
     if ref_numbers:
         parsed_answer = parse_text(answer)
@@ -265,18 +295,18 @@ def score_answer(answer: str, reference: str) -> Verdict:
             return Verdict(min(f1, 0.5), f"reference number(s) {wrong} not found in the answer; "
                            f"token F1 {f1:.2f}, capped at 0.5")
     if norm_answer == norm_reference:
-        return Verdict(1.0, "exact match after normalisation")
+        return _EXACT
     if ref_numbers:
         # the answer's words, and those glued to its numbers ("-5°C" also gives "°c"); the
         # second set is built only when a reference word is not among the first
         answer_words = set(norm_answer.split())
-        missing = [w for w in _words_besides_numbers(parsed_reference) if w not in answer_words]
+        missing = [w for w in ref.words() if w not in answer_words]
         if missing:
             answer_words = set(normalize_text(parsed_answer.without_numbers()).split())
         if all(w in answer_words for w in missing):
-            return Verdict(1.0, "every number and word of the reference appears in the answer")
+            return _ALL_FOUND
     if norm_reference and _contains_words(norm_answer, norm_reference):
-        return Verdict(1.0, "the answer contains the reference")
+        return _CONTAINED
     f1 = _token_f1(norm_answer, norm_reference)
     return Verdict(f1, f"token F1 {f1:.2f}")
 

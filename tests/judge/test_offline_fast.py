@@ -37,3 +37,19 @@ def test_a_missing_number_is_shown_from_its_rounded_float():
                              ("-0", "0"), ("0.5%", "0.5%"), ("-$1,234.50", "-1234.5")):
         verdict = offline.score_answer("nothing", reference)
         assert f"reference number(s) {shown} not found" in verdict.reasoning, verdict
+
+
+def test_a_reference_read_once_judges_each_answer_on_its_own():
+    """References are kept read (``_reference``); the same one against other answers, before
+    and after its words were first needed, gives each answer the verdict the rules give it."""
+    reference = "23\u00b0C in Oslo"
+    cases = [("It is 23 \u00b0C in Oslo.", 1.0), ("It is 24\u00b0C in Oslo.", None),
+             ("23\u00b0C in Oslo", 1.0), ("23\u00b0C", None), ("Oslo: 23\u00b0C, in Oslo", 1.0)]
+    offline._reference.cache_clear()
+    for _ in range(2):
+        for answer, score in cases:
+            got = offline.score_answer(answer, reference)
+            assert (got.score, got.reasoning) == ref.score_answer(answer, reference), answer
+            if score is not None:
+                assert got.score == score
+    assert offline._reference.cache_info().hits >= len(cases) * 2 - 1
