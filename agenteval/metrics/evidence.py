@@ -406,12 +406,13 @@ def _search_call(leaves: list[Any], echo: _Echo, answer: _Query) -> tuple[bool, 
 
 
 def _shown(x: float, said: list[tuple[float, float]], echo: _Echo) -> bool:
-    """``x`` lies within the slack of an answer reading (``_number_in``) that is not an echo;
-    the echo is asked only about the readings near ``x`` (an answer has several, and most
-    numbers are near one of them at most)."""
+    """``x``, which is no echo, lies within the slack of an answer reading (``_number_in``) that
+    is not an echo; the echo is asked only about the readings near ``x`` (an answer has several,
+    and most numbers are near one of them at most) and other than ``x`` (most often, the answer
+    wrote the number as the tool gave it)."""
     for value, slack in said:
         if (abs(x - value) <= slack or (x < 0 and abs(-x - value) <= slack)) and (
-                not echo.has_number(value)):
+                value == x or not echo.has_number(value)):
             return True
     return False
 
