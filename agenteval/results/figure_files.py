@@ -183,13 +183,25 @@ def _draw_sent(inbox: int, send: int) -> list[str]:  # pragma: no cover - runs i
     os.close(send)   # the parent's end: without it the child would hold its own inbox open
     from agenteval import plots
 
-    with plots.paper_style():   # imports pyplot with the backend the figures use
-        pass
+    _warm_up(plots)
     size = int.from_bytes(_read(inbox, 8) or bytes(8), "little")
     data = _read(inbox, size) if size else b""
     if not data:   # the parent went away without a job
         return []
     return draw_figures(*pickle.loads(data))
+
+
+def _warm_up(plots: Any) -> None:  # pragma: no cover - runs in the child
+    """What the first figure of a process pays once, paid while the parent judges: pyplot (with
+    the backend the figures use), the fonts, the mathtext parser, the Agg renderer."""
+    with plots.paper_style():
+        import matplotlib.pyplot as plt
+
+        fig = plt.figure(figsize=(1, 1))
+        fig.text(0.5, 0.5, r"$\mathrm{pass}^{3}$ $p_t$", parse_math=True)
+        fig.text(0.5, 0.2, "text", fontsize=7, fontweight="bold")
+        fig.canvas.draw()
+        plt.close(fig)
 
 
 def _read(fd: int, size: int) -> bytes:  # pragma: no cover - runs in the child
