@@ -284,7 +284,10 @@ def report_cap(args: argparse.Namespace) -> int:
 
 
 def run_command(args: argparse.Namespace) -> int:
-    results, caught = evaluate_args(args)
+    from agenteval.results.figure_files import warm_worker
+
+    with warm_worker(args.out is not None and args.mode != "frequentist"):
+        results, caught = evaluate_args(args)   # the figures' child imports matplotlib meanwhile
     print_warnings(caught)
     wrote = (None if args.out is None else
              f"wrote results to {args.out}/ (open {args.out / 'report.html'} in a browser; "

@@ -256,6 +256,9 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
 
     Vector formats keep text as text (TrueType in PDF, ``<text>`` in SVG); ``dpi`` applies to
     raster formats; ``png_compress_level`` (0-9, default PIL's 6) trades PNG size for time.
+    A figure the helpers made (constrained layout) is written at its own size, so a column-wide
+    figure is 3.3 in wide in the paper and its 7-8 pt text stays 7-8 pt; any other figure is
+    trimmed to what it draws (``bbox_inches="tight"``).
     Parent directories are created. Each file is written to a temporary file beside it and
     renamed into place, never through a symbolic link; a failure to write is one OutputError
     naming the file (``agenteval._util.files``).
@@ -266,6 +269,12 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
 
     stem = Path(stem)
     stem.parent.mkdir(parents=True, exist_ok=True)
+    # a figure laid out by constrained layout fits its own size (a paper's column: fonts stay
+    # at their size in the PDF); any other is trimmed to what it draws
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    laid_out = isinstance(fig.get_layout_engine(), ConstrainedLayoutEngine)
+    bbox = {"savefig.bbox": "standard"} if laid_out else {}
     written = []
     for fmt in formats:
         fmt = fmt.lower().lstrip(".")
@@ -275,7 +284,7 @@ def export(fig: Figure, stem: str | Path, formats: Iterable[str] = ("pdf", "svg"
         check_no_link(path)
         try:
             with temporary_path(path) as tmp, _pyplot().rc_context(
-                    {key: _RC[key] for key in _SAVE_KEYS}):  # fonts: as drawn
+                    {**{key: _RC[key] for key in _SAVE_KEYS}, **bbox}):  # fonts: as drawn
                 fig.savefig(tmp, format=fmt, dpi=dpi, **extra)
                 os.replace(tmp, path)
         except OSError as exc:

@@ -300,20 +300,27 @@ def save(results: Any, out: str | Path, *, datasets: Sequence[Any] | None = None
         datasets = _report_datasets(results, cap)
 
     def build(stage: Staging, previous: set[str]) -> None:
-        _csv_blocks(results, "conversations_frame", stage.path("conversations.csv"))
-        _csv_blocks(results, "interactions_frame", stage.path("interactions.csv"))
-        _csv(summary.to_dataframe(), stage.path("summary.csv"))
-        _csv(results.quality(), stage.path("quality.csv"), index=False)
-        if summary.comparisons:
-            _csv(summary.comparisons_dataframe(), stage.path("comparisons.csv"), index=False)
-            _csv(summary.ranking_dataframe(), stage.path("ranking.csv"), index=False)
-        _write_text(summary.to_latex(), stage.path("summary.tex"))  # paper tables (booktabs)
-        if summary.comparisons:
-            _write_text(summary.to_latex("comparisons"), stage.path("comparisons.tex"))
-        _write_graders(results, stage)
-        _write_calibration(results, stage)
-        if results.settings.mode.get_result_type() == "distribution":
-            _write_posterior(results, stage, formats)
+        from agenteval.results.figure_files import FigureJob
+
+        drawn = results.settings.mode.get_result_type() == "distribution"
+        with FigureJob(results, stage.root, formats if drawn else ()) as drawing:
+            # drawn beside the files below (in a child where a core is spare)
+            _csv_blocks(results, "conversations_frame", stage.path("conversations.csv"))
+            _csv_blocks(results, "interactions_frame", stage.path("interactions.csv"))
+            _csv(summary.to_dataframe(), stage.path("summary.csv"))
+            _csv(results.quality(), stage.path("quality.csv"), index=False)
+            if summary.comparisons:
+                _csv(summary.comparisons_dataframe(), stage.path("comparisons.csv"), index=False)
+                _csv(summary.ranking_dataframe(), stage.path("ranking.csv"), index=False)
+            _write_text(summary.to_latex(), stage.path("summary.tex"))  # paper tables (booktabs)
+            if summary.comparisons:
+                _write_text(summary.to_latex("comparisons"), stage.path("comparisons.tex"))
+            _write_graders(results, stage)
+            _write_calibration(results, stage)
+            if drawn:
+                _write_posterior(results, stage)
+            for name in drawing.wait():
+                stage.path(name)
         write_report(results, stage.path("report.html"), datasets=datasets,
                      figures=_report_figures(stage, previous), lists_dir=stage.root,
                      max_conversations=cap)
@@ -387,12 +394,9 @@ def _write_calibration(results: Any, stage: Staging) -> None:
              index=False)
 
 
-def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> None:
-    """posterior.nc and the posterior figures, from the draws the results hold (nothing is
-    sampled again); no figure when nothing was judged (it would draw the prior)."""
-    import matplotlib.pyplot as plt
-
-    from agenteval import plots
+def _write_posterior(results: Any, stage: Staging) -> None:
+    """posterior.nc (and posterior_conversation.nc where it is quick), from the draws the
+    results hold (nothing is sampled again)."""
     from agenteval._util.netcdf import load_writer, write_draws
     from agenteval.results.inference_data import inference_layout, levels
 
@@ -409,28 +413,6 @@ def _write_posterior(results: Any, stage: Staging, formats: Sequence[str]) -> No
         name = "posterior.nc" if level == shown[0] else f"posterior_{level}.nc"
         write_netcdf(lambda target, layout=layout: write_draws(layout, target),
                      stage.path(name), name=stage.out / name)
-    rows = results.summary().rows
-    if not any(r.complete for r in rows):
-        return
-    figures = {"pass_posterior": plots.plot_pass_posterior, "forest": plots.plot_forest}
-    if any(r.tasks for r in rows) and "p_task" in results.posterior_draws().posterior:
-        # (p_task is left out of huge suites)
-        figures["shrinkage"] = plots.plot_shrinkage
-    mode = results.settings.mode
-    if getattr(mode, "method", "conjugate") != "conjugate" or (
-            (mode.beta_prior_a, mode.beta_prior_b) != (1.0, 1.0)):
-        # prior against posterior says something where a prior was chosen or fitted; against
-        # the flat Beta(1, 1) it repeats the posterior figures (and costs as much as they do)
-        figures["prior_posterior"] = plots.plot_prior_posterior
-    for stem, draw in figures.items():
-        fig = draw(results)
-        if stem == "shrinkage" and not fig.agenteval_values["pooled"]:
-            stem = "prior_pull"  # nothing pooled: the move is the prior's pull, named so
-        for ext in formats:
-            stage.path(f"figures/{stem}.{ext}")
-        plots.export(fig, stage.root / "figures" / stem, formats=formats, dpi=150,
-                     png_compress_level=1)
-        plt.close(fig)
 
 
 def write_netcdf(write: Callable[[str], Any], path: str | Path, *,
@@ -438,13 +420,31 @@ def write_netcdf(write: Callable[[str], Any], path: str | Path, *,
     """``write(path)`` (a NetCDF writer) that cannot take the process down: run in a forked
     child where ``fork`` exists (HDF5 may crash the process after a failed write on a full
     disk), any failure reported as one OutputError naming ``name`` (default: ``path``)."""
+    from agenteval._util.forked import ChildCrashed, Forked, can_fork
+
     path, shown = Path(path), Path(name) if name is not None else Path(path)
-    if not hasattr(os, "fork"):  # pragma: no cover - Windows
+    if not can_fork():  # pragma: no cover - Windows
         try:
             write(str(path))
         except OSError as exc:
             raise output_error(shown, exc) from None
         return path
+    try:
+        with Forked(lambda: write(str(path))) as child:
+            child.wait()
+    except ChildCrashed as crash:
+        free = shutil.disk_usage(path.parent).free
+        text = (f"the NetCDF writer crashed (signal {crash.signal}) with {free} bytes free on "
+                "that disk" + ("; the disk is full" if free < 1 << 20 else ""))
+    except Exception as exc:  # noqa: BLE001 - any failure of the writer is one line
+        reason = (getattr(exc, "strerror", None) or str(exc) or type(exc).__name__).splitlines()
+        text = reason[0] if reason else "the NetCDF writer failed"
+    else:
+        return path
+    for left in [path, *path.parent.glob(f".{path.name}.*.tmp")]:  # the writer's own temp
+        with contextlib.suppress(OSError):
+            left.unlink()
+    raise OutputError(f"cannot write {shown}: {text}")
     read, done = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child (its coverage is not collected)
