@@ -16,11 +16,13 @@ a load spike on this shared machine hits both sides; every figure is a median ov
 ``--baseline REV`` runs every figure for agenteval as of git revision REV too (before/after in
 one run).
 
-Last run (``--sizes 1000 10000 --repeats 4 --baseline 09d845e``, a quiet 2-core machine, load
-average 1.1): --out / without on the demo 2.36x CPU, 2.57x wall (4.43 s against 1.84 s of CPU;
-09d845e 2.29x, 4.89 s against 2.04 s: both sides got faster); run + summary() / loading 6.72x
-at 10,000 conversations (8.60 s against 1.28 s; 09d845e 7.57x, 9.84 s) and 9.5x at 1,000 (the
-summary's fixed part, about 0.3 s, dominates there); to_inference_data a second time 0.000 s.
+Last run (``--sizes 1000 10000 --repeats 4 --baseline 26db914``, a quiet 2-core machine, load
+average 0.0 before, 1.1 after): --out / without on the demo 1.76x wall, 2.16x CPU (1.93 s
+against 1.09 s; 26db914 2.37x wall, 2.16x CPU: the figures are now drawn in a child forked
+before judging, so matplotlib's import and the drawing run beside the rest instead of after it;
+the CPU is the same); run + summary() / loading 6.39x at 10,000 conversations (6.91 s against
+1.08 s; 26db914 7.43x, 8.13 s) and 10.0x at 1,000 (11.5x); to_inference_data a second time
+0.000 s.
 Run: ``.venv/bin/python benchmarks/bench_mainjob.py [--baseline aa6c134]``.
 """
 
