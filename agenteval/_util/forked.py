@@ -101,7 +101,11 @@ def _child(work: Callable[[], Any], write: int) -> None:  # pragma: no cover - r
     """Run ``work``, send the outcome, and leave without running anything of the parent's
     (``os._exit``: no atexit handler, no flush of buffers the parent still holds)."""
     import faulthandler
+    import gc
 
+    # What the child inherits lives until it exits and none of it becomes garbage here: frozen,
+    # no collection of the child walks it (nor writes to its pages, which fork shares).
+    gc.freeze()
     faulthandler.disable()  # a crash is reported by the parent, in one line
     quiet = os.open(os.devnull, os.O_WRONLY)  # a library's dying words are not the user's line
     os.dup2(quiet, 1)

@@ -181,9 +181,15 @@ class _WarmWorker:
 
 def _draw_sent(inbox: int, send: int) -> list[str]:  # pragma: no cover - runs in the child
     os.close(send)   # the parent's end: without it the child would hold its own inbox open
-    from agenteval import plots
+    import gc
 
-    _warm_up(plots)
+    from agenteval._util.gc import collector_paused
+
+    with collector_paused():   # matplotlib's modules, fonts and parser: no garbage among them
+        from agenteval import plots
+
+        _warm_up(plots)
+    gc.freeze()   # ... and kept to the end: the figures' collections walk only their own objects
     size = int.from_bytes(_read(inbox, 8) or bytes(8), "little")
     data = _read(inbox, size) if size else b""
     if not data:   # the parent went away without a job

@@ -99,3 +99,23 @@ def test_a_thread_of_the_parent_does_not_run_in_the_child() -> None:
     finally:
         stop.set()
         thread.join()
+
+
+def test_the_child_freezes_what_it_inherits() -> None:
+    """No collection in the child walks the parent's objects (they cannot become garbage there):
+    every object the parent had is in the child's permanent generation, and the child still
+    collects its own cycles."""
+    import gc
+
+    inherited = [object() for _ in range(10_000)]
+
+    def child() -> tuple[int, int, bool]:
+        cycle: list = []
+        cycle.append(cycle)
+        del cycle
+        return gc.get_freeze_count(), gc.collect(), gc.isenabled()
+
+    frozen, collected, enabled = Forked(child).wait()
+    assert frozen >= len(inherited)
+    assert collected >= 1 and enabled
+    assert gc.get_freeze_count() == 0   # the parent's own generations are untouched
