@@ -330,7 +330,7 @@ PINNED_ALL: dict[str, list[str]] = {
     ],
     "agenteval.results.failures": [
         "DEFAULT_MIN_JUDGED", "FailureGroup", "JudgedCheck", "check_judged", "failure_kind",
-        "group_failures", "judged_share",
+        "group_failure_records", "group_failures", "judged_share",
     ],
     "agenteval.results.io": [
         "MANIFEST_VERSION", "RESULTS_FILE", "build_manifest", "describe_call", "describe_source",

@@ -436,9 +436,8 @@ def _conversations(results: AgenticResults, by_session: dict[str, Dataset],
               f"are): its interactions are in {where}.")
     index = conversation_index(results.overview() if hasattr(results, "overview") else metrics,
                                drilled, capped_note=capped)   # AgenticResults: from columns
-    articles = "\n".join(conversation_html(position, metrics[i], by_session.get(metrics[i].session_id),
-                                            threshold=results.settings.threshold)
-                          for position, i in enumerate(shown))
+    articles = "\n".join(_article(position, metric, by_session, results.settings.threshold)
+                          for position, metric in enumerate(metrics[i] for i in shown))
     legend = "".join(f'<span class="cell {css}"></span>{esc(label)}'
                      for label, css in OUTCOMES.values())
     grid = ('<section id="tasks"><h2>Tasks &times; attempts</h2>'
@@ -459,6 +458,12 @@ def _conversations(results: AgenticResults, by_session: dict[str, Dataset],
                                      ("source", "graded by"))],
                            look_label="only not fully correct or with judge errors", intro=intro)
     return grid, listing, view_section("conversation", articles), data_block(index)
+
+
+def _article(position: int, metric: Any, by_session: dict[str, Dataset], threshold: float) -> str:
+    """One drilled-down conversation (its result object read once)."""
+    return conversation_html(position, metric, by_session.get(metric.session_id),
+                             threshold=threshold)
 
 
 def _manifest_section(manifest: dict[str, Any]) -> str:

@@ -246,6 +246,7 @@ class AgenticResults(Sequence[AgenticMetric]):
         """Human labels for some interactions (agenteval.core.labels.Labels), or None."""
         self._label_cluster: str | None = None
         self._calibration: Any = None
+        self._failure_groups: tuple[Any, ...] | None = None
 
     def __len__(self) -> int:
         return len(self.columns)
@@ -330,6 +331,15 @@ class AgenticResults(Sequence[AgenticMetric]):
         verdict); kept from the counts' one pass."""
         self.counts  # noqa: B018 - builds them
         return self._judged
+
+    def failure_groups(self) -> list[Any]:
+        """The interactions the judge could not judge, grouped by kind, largest group first
+        (``results.failures.FailureGroup``); found once in the columns, read by every view."""
+        if self._failure_groups is None:
+            from agenteval.results.failures import group_failure_records
+
+            self._failure_groups = tuple(group_failure_records(self.columns.judge_failures()))
+        return list(self._failure_groups)
 
     @property
     def agents(self) -> tuple[str, ...]:

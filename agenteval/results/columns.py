@@ -290,6 +290,19 @@ class Columns:
                 judge_errors=ints["judge_errors"][i], interactions=rs))
         return out
 
+    def judge_failures(self) -> list[tuple[str, str, str | None]]:
+        """``(session_id, judge_error, judge_error_code)`` of every interaction with a judge
+        error, in run order, read from the columns (no result object is built)."""
+        if self.held is not None:
+            return [(m.session_id, r.judge_error, r.judge_error_code)
+                    for m in self.held for r in m.interactions if r.judge_error]
+        errors, codes = self.inter["judge_error"], self.inter["judge_error_code"]
+        rows = np.flatnonzero(errors.codes >= 0)
+        conversations = np.searchsorted(self.start, rows, side="right") - 1
+        ids = self.conv["session_id"]
+        return [(ids[c], errors[r], codes[r])
+                for r, c in zip(rows.tolist(), conversations.tolist()) if errors[r]]
+
     def iter_metrics(self, block: int = 2048) -> Iterator[AgenticMetric]:
         """Every result object, built a block at a time (never all at once)."""
         for start in range(0, len(self), block):

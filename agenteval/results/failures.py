@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 __all__ = ["DEFAULT_MIN_JUDGED", "FailureGroup", "JudgedCheck", "check_judged", "failure_kind",
-           "group_failures", "judged_share"]
+           "group_failure_records", "group_failures", "judged_share"]
 
 DEFAULT_MIN_JUDGED = 0.95
 """Share of interactions that must get a verdict for a run to count as done (``--min-judged``)."""
@@ -53,8 +53,10 @@ def failure_kind(interaction: Any) -> str:
     >>> failure_kind(NS(judge_error="error: item 3 (qa_id='q1'): score 54 is greater than 1"))
     'error: score # is greater than #'
     """
-    text = interaction.judge_error or ""
-    code = getattr(interaction, "judge_error_code", None)
+    return _kind(interaction.judge_error or "", getattr(interaction, "judge_error_code", None))
+
+
+def _kind(text: str, code: str | None) -> str:
     if code:
         return ("tool-result use: " if text.startswith("tool-result use:") else "") + str(code)
     text = _LABEL.sub("", text)
@@ -63,12 +65,25 @@ def failure_kind(interaction: Any) -> str:
 
 
 def group_failures(results: Iterable[Any]) -> list[FailureGroup]:
-    """Failed interactions of ``results`` (AgenticMetric items) grouped by kind, largest first."""
+    """Failed interactions of ``results`` (AgenticMetric items) grouped by kind, largest first.
+
+    ``AgenticResults`` hold their groups (``failure_groups``, found once in the columns); any
+    other iterable of results is walked."""
+    held = getattr(results, "failure_groups", None)
+    if callable(held):
+        return held()
+    return group_failure_records((metric.session_id, r.judge_error,
+                                  getattr(r, "judge_error_code", None))
+                                 for metric in results for r in metric.interactions
+                                 if r.judge_error)
+
+
+def group_failure_records(records: Iterable[tuple[str, str, str | None]]) -> list[FailureGroup]:
+    """``(session_id, judge_error, judge_error_code)`` of failed interactions, in run order,
+    grouped by kind (:func:`failure_kind`), largest group first, each with its first example."""
     groups: dict[str, list[Any]] = {}
-    for metric in results:
-        for r in metric.interactions:
-            if r.judge_error:
-                groups.setdefault(failure_kind(r), []).append((metric.session_id, r.judge_error))
+    for session_id, error, code in records:
+        groups.setdefault(_kind(error, code), []).append((session_id, error))
     out = [FailureGroup(kind=kind, count=len(items), example=items[0][1], session_id=items[0][0])
            for kind, items in groups.items()]
     return sorted(out, key=lambda g: -g.count)
