@@ -16,6 +16,25 @@ REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "data" / "agentic_demo.jsonl"
 
 
+def demo_with_judge_errors(folder: Path) -> Path:
+    """The demo with the reference removed from a seeded fifth of the interactions: the offline
+    judge cannot score those (judge errors), so shares are post-stratified by length."""
+    import json
+    import random
+
+    rng = random.Random(16)
+    lines = []
+    for line in DEMO.read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for turn in record["conversation"]:
+            if rng.random() < 0.2:
+                turn.pop("ground_truth_assistant", None)
+        lines.append(json.dumps(record))
+    path = folder / "with_errors.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
 def ragged_suite() -> list[dict]:
     """Two agents on partly different tasks (A: t1-t3, B: t2 and t4), three attempts each, with
     given outcomes: a suite whose agent x task grid has empty cells."""

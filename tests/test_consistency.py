@@ -32,29 +32,13 @@ import numpy as np
 import pytest
 
 from agenteval.cli import main
-from tests.conftest import DEMO
+from tests.conftest import DEMO, demo_with_judge_errors
 
 NUMBER = re.compile(r"(?<![\w.])-?\d+\.\d+(?:e[-+]?\d+)?")
 CONSTANTS = {"0.95", "0.70", "0.50", "0.001", "0.999"}
 """Fair Forge's quality thresholds (printed in the quality header) and the probability floor
 / ceiling ('< 0.001', '> 0.999') of draw-based probabilities."""
 PASS = ("pass_at_k", "pass_pow_k")
-
-
-def _with_judge_errors(folder: Path) -> Path:
-    """The demo with the reference removed from a seeded fifth of the interactions: the offline
-    judge cannot score those (judge errors), so shares are post-stratified by length."""
-    rng = random.Random(16)
-    lines = []
-    for line in DEMO.read_text(encoding="utf-8").splitlines():
-        record = json.loads(line)
-        for turn in record["conversation"]:
-            if rng.random() < 0.2:
-                turn.pop("ground_truth_assistant", None)
-        lines.append(json.dumps(record))
-    path = folder / "with_errors.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return path
 
 
 LABELS = DEMO.parent / "agentic_demo_labels.jsonl"
@@ -68,7 +52,7 @@ CASES = {"demo-bayesian": ("demo", "bayesian", False), "errors-bayesian": ("erro
 def run(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
     data_kind, mode, labelled = CASES[request.param]
     folder = tmp_path_factory.mktemp(request.param)
-    data = DEMO if data_kind == "demo" else _with_judge_errors(folder)
+    data = DEMO if data_kind == "demo" else demo_with_judge_errors(folder)
     out = folder / "out"
     args = ["run", str(data), "--k", "3", "--mode", mode, "--out", str(out), "--min-judged", "0",
             "--quiet", *(["--labels", str(LABELS)] if labelled else [])]

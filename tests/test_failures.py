@@ -50,37 +50,25 @@ def test_groups_count_and_keep_the_first_example_in_full() -> None:
 
 def test_a_runs_groups_come_from_its_columns_as_from_walking_its_objects(tmp_path, monkeypatch) -> None:
     """``AgenticResults.failure_groups`` reads the interaction columns (no result object built);
-    on a real run with judge errors (references removed from a seeded share of the demo's
-    interactions), read in blocks of 50 conversations whose columns are joined, the groups are
-    those of walking every conversation's interactions."""
-    import json
-    import random
-
+    on a real run with judge errors (the demo with references removed from a seeded fifth of
+    its interactions), read in blocks of 20 conversations whose columns are joined, the groups
+    are those of walking every conversation's interactions."""
     from agenteval import Agentic, FrequentistMode
     from agenteval.metrics import agentic
     from agenteval.results.failures import group_failure_records
-    from tests.conftest import DEMO
+    from tests.conftest import demo_with_judge_errors
 
-    rng = random.Random(5)
-    lines = []
-    for copy in range(3):
-        for line in DEMO.read_text(encoding="utf-8").splitlines():
-            record = json.loads(line)
-            record["session_id"] += f"-{copy}"
-            for turn in record["conversation"]:
-                if rng.random() < 0.3:
-                    turn.pop("ground_truth_assistant", None)
-            lines.append(json.dumps(record))
-    path = tmp_path / "errors.jsonl"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    monkeypatch.setattr(agentic, "BLOCK", 50)
-    results = Agentic.run(str(path), k=3, statistical_mode=FrequentistMode(), progress=False)
-    assert len(results) == 219
+    monkeypatch.setattr(agentic, "BLOCK", 20)
+    results = Agentic.run(str(demo_with_judge_errors(tmp_path)), k=3,
+                          statistical_mode=FrequentistMode(), progress=False)
+    assert len(results) == 73
 
-    walked = group_failure_records(
-        (m.session_id, r.judge_error, r.judge_error_code)
-        for m in list(results) for r in m.interactions if r.judge_error)
-    assert walked and sum(g.count for g in walked) == results.judged_share()[1] - results.judged_share()[0]
+    records = [(m.session_id, r.judge_error, r.judge_error_code)
+               for m in list(results) for r in m.interactions if r.judge_error]
+    assert results.columns.judge_failures() == records
+    walked = group_failure_records(records)
+    judged, total = results.judged_share()
+    assert walked and sum(g.count for g in walked) == total - judged
     assert results.failure_groups() == walked
     assert group_failures(results) == walked
     assert group_failures(list(results)) == walked   # plain objects: walked
