@@ -339,16 +339,22 @@ class OfflineJudge(Judge):
 
         The bar counts a chunk of answers at a time: an update per answer cost about as much
         as judging one (the tool-scoring phase counts its chunks alike)."""
-        run = self.run_record
         from agenteval.judge.progress import Progress
 
-        judge_one = self.judge_one
         outcomes: list[JudgeOutcome] = []
         with Progress(len(items), "judging answers (offline)", enabled=self.progress) as bar:
             for start in range(0, len(items), _PROGRESS_CHUNK):
                 chunk = items[start:start + _PROGRESS_CHUNK]
-                outcomes.extend([judge_one(item) for item in chunk])
+                outcomes.extend(self.judge_without_progress(chunk))
                 bar.update(len(chunk))
+        return outcomes
+
+    def judge_without_progress(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
+        """``judge_sync`` for a caller that shows its own progress (``Agentic.run`` judges a
+        chunk of answers, then scores their tool use, in one bar)."""
+        judge_one = self.judge_one
+        outcomes = [judge_one(item) for item in items]
+        run = self.run_record
         run.calls += len(items)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes

@@ -403,7 +403,12 @@ def _evaluate_block(
                     threshold=settings.threshold, concurrency=grader_concurrency)
         graded = [_graded(r) for r in own]
     judged = [s for s, g in zip(slots, graded) if not s.given and g is None]
-    answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
+    tools: list[ToolCorrectnessScore | None] | None = None
+    if type(judge) is OfflineJudge:
+        answers, tools = _judge_and_score(judge, slots, graded, settings, include_history,
+                                          progress)
+    else:  # one batch: an LLM judge runs it concurrently
+        answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
     _raise_if_strict(strict, answers, judged)
     _raise_if_strict(strict, [g for s, g in zip(slots, graded) if not s.given and g is not None],
                      [s for s, g in zip(slots, graded) if not s.given and g is not None])
@@ -412,7 +417,8 @@ def _evaluate_block(
         _given(s, settings) if s.given else g if g is not None else next(verdicts)
         for s, g in zip(slots, graded)]
 
-    tools = _score_all(slots, settings, progress)
+    if tools is None:
+        tools = _score_all(slots, settings, progress)
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
     per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
@@ -469,6 +475,31 @@ def _score_all(slots: Sequence[_Slot], settings: RunSettings,
             scores.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
             bar.update(len(chunk))
     return scores
+
+
+def _judge_and_score(judge: OfflineJudge, slots: Sequence[_Slot], graded: Sequence[Any],
+                     settings: RunSettings, include_history: bool, progress: bool | None,
+                     ) -> tuple[list[Any], list[ToolCorrectnessScore | None]]:
+    """The offline judge's outcomes (for the slots neither given nor graded) and every slot's
+    tool score, a chunk of interactions at a time: an answer the judge has just read is still
+    in the number parser's cache (``parse_text``) when the evidence search reads it."""
+    from agenteval.judge.progress import Progress
+
+    scorer = _tool_scorer(settings)
+    answers: list[Any] = []
+    tools: list[ToolCorrectnessScore | None] = []
+    enabled = judge.progress if progress is None else progress
+    with Progress(len(slots), "judging answers and scoring tool use (offline)",
+                  enabled=enabled) as bar:
+        for start in range(0, len(slots), _PROGRESS_CHUNK):
+            chunk = slots[start:start + _PROGRESS_CHUNK]
+            answers.extend(judge.judge_without_progress(
+                [_answer_item(s, include_history)
+                 for s, g in zip(chunk, graded[start:start + _PROGRESS_CHUNK])
+                 if not s.given and g is None]))
+            tools.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
+            bar.update(len(chunk))
+    return answers, tools
 
 
 def _tool_scorer(settings: RunSettings) -> ToolScorer:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval._util.numbers import fold_text, is_whole_number, text_readings, to_float
+from agenteval._util.numbers import fold_text, is_whole_number, parse_text, text_readings, to_float
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -302,6 +302,17 @@ class _Query:
         return self._numbers
 
 
+class _Answer(_Query):
+    """The answer: its readings from ``parse_text``, which holds what the offline judge read of
+    it (``Agentic.run`` judges and scores a chunk of interactions at a time), so it is not
+    scanned again; read anew, it builds only the readings."""
+
+    def readings(self) -> tuple[tuple[float, float], ...]:
+        if self._readings is None:
+            self._readings = parse_text(self.text).readings
+        return self._readings
+
+
 def _capped_leaves(result: Any) -> tuple[list[Any], bool]:
     """The result's searchable leaves in order (numbers as they are, anything else as text),
     text cut at ``MAX_RESULT_CHARS`` in all; and whether it was cut."""
@@ -438,7 +449,7 @@ def find_result_evidence(results: Sequence[Any], answer: str, *, query: str = ""
     in ``query`` or in that call's ``parameters`` (one per call, parallel to ``results``) are
     not searched, and answer numbers equal to a number there are ignored for that call.
     """
-    said, asked = _Query(answer or ""), _Query(query or "")
+    said, asked = _Answer(answer or ""), _Query(query or "")
     searchable: list[int] = []
     truncated: list[int] = []
     found: dict[int, str] = {}

@@ -334,3 +334,32 @@ def test_an_offline_run_makes_no_reference_cycles(source: str) -> None:
         gc.garbage.clear()
         gc.enable()
     assert garbage == []
+
+
+def test_offline_judging_a_chunk_at_a_time_changes_nothing(monkeypatch) -> None:
+    """The offline judge and the tool scoring take turns a chunk of interactions at a time, so
+    the evidence search finds each answer already parsed (metrics/agentic.py). The plain way
+    must give the same results and record: a judge of another type is run in one batch (every
+    answer judged, then every tool use scored), here a subclass with the offline rules, and
+    the evidence search reads the answer's numbers as it reads any text (``text_readings``)."""
+    import sys
+
+    from agenteval.core import load_datasets
+    from agenteval.judge.offline import OfflineJudge
+    from agenteval.metrics import evidence
+    from tests.conftest import DEMO, REPO
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import synth
+
+    class OneBatch(OfflineJudge):
+        pass
+
+    for data in (load_datasets(DEMO), synth.conversations(300, seed=5)):  # 1,500: 3 chunks
+        chunked = Agentic.run(data, k=3, progress=False)
+        with monkeypatch.context() as patch:
+            patch.setattr(evidence, "_Answer", evidence._Query)
+            batched = Agentic.run(data, OneBatch(), k=3, progress=False)
+        dumped = [m.model_dump_json() for m in chunked]  # JSON: a NaN equals itself
+        assert dumped == [m.model_dump_json() for m in batched] and len(dumped) > 40
+        assert chunked.judge_run == batched.judge_run
