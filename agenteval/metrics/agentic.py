@@ -36,11 +36,7 @@ from agenteval.metrics.evidence import MAX_RESULT_CHARS
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.schemas.common import Batch, Dataset
-from agenteval.schemas.results import (
-    InteractionResult,
-    ToolCorrectnessScore,
-    trusted,
-)
+from agenteval.schemas.results import InteractionResult, ToolCorrectnessScore
 from agenteval.schemas.run import RunSettings
 from agenteval.statistical.estimators import (
     pass_at_k,
@@ -421,7 +417,7 @@ def _evaluate_block(
         tools = _score_all(slots, settings, progress)
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
-    per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
+    per_conversation: list[list[InteractionResult | _Judged]] = [[] for _ in datasets]
     for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools)):
         per_conversation[slot.conversation].append(
             _interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings,
@@ -601,7 +597,7 @@ def _resolve_ambiguous_utilization(
 
 def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given | _Graded,
                         tool: ToolCorrectnessScore | None, tool_failure: JudgeFailure | None,
-                        settings: RunSettings, graders: Any = None) -> InteractionResult:
+                        settings: RunSettings, graders: Any = None) -> InteractionResult | _Judged:
     """Correct = answer score >= threshold and tool use correct; None where it hinges on a
     judgment that failed. A given outcome decides alone; a given score replaces the judge's
     (a success by the outcome rule instead of ``threshold``)."""
@@ -613,11 +609,9 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given |
                                  graders=graders)
     if tool_failure is None and type(outcome) is Verdict and type(outcome.reasoning) is str:
         score = float(outcome.score)  # the usual case: every value already of its field's type
-        return trusted(InteractionResult, qa_id=batch.qa_id, score=score,
-                       reasoning=outcome.reasoning, tool_correctness=tool,
-                       is_correct=score >= settings.threshold and (tool is None or tool.is_correct),
-                       judge_error=None, judge_error_code=None, source="judged",
-                       graders=graders)  # every field, in order: trusted's fastest path
+        return _Judged(batch.qa_id, score, outcome.reasoning, tool,
+                       score >= settings.threshold and (tool is None or tool.is_correct),
+                       None, None, "judged", graders)
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,
@@ -644,6 +638,23 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given |
     return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=reasoning,
                              tool_correctness=tool, is_correct=correct, judge_error=error,
                              judge_error_code=code, source=source, graders=graders)
+
+
+class _Judged(NamedTuple):
+    """A judged interaction's result as ``Columns.build`` reads it: the fields of
+    ``InteractionResult``, in order, which the results build again from the columns on access.
+    The usual interaction's values are already of the fields' types, so no model is made
+    (a suite makes one per interaction)."""
+
+    qa_id: str
+    score: float
+    reasoning: str
+    tool_correctness: ToolCorrectnessScore | None
+    is_correct: bool
+    judge_error: None
+    judge_error_code: None
+    source: str
+    graders: Any
 
 
 @dataclass(frozen=True)
@@ -692,7 +703,7 @@ def _grader_case(slot: _Slot) -> Any:
         metadata=dict(ds.metadata))
 
 
-def _source(results: Sequence[InteractionResult], whole: bool) -> str:
+def _source(results: Sequence[InteractionResult | _Judged], whole: bool) -> str:
     """'given', 'judged' or 'mixed': where a conversation's correctness came from."""
     if whole:
         return "given"
@@ -700,7 +711,7 @@ def _source(results: Sequence[InteractionResult], whole: bool) -> str:
     return kinds.pop() if len(kinds) == 1 else "mixed"
 
 
-def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:
+def _fully_correct(results: Sequence[InteractionResult | _Judged]) -> bool | None:
     """False if any interaction is wrong; None if the rest are right but some are unjudged."""
     if any(r.is_correct is False for r in results):
         return False

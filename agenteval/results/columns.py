@@ -141,9 +141,10 @@ class Columns:
 
     @classmethod
     def build(cls, conversations: dict[str, Sequence[Any]],
-              interactions: Sequence[Sequence[InteractionResult]]) -> Columns:
+              interactions: Sequence[Sequence[InteractionResult | Any]]) -> Columns:
         """From per-conversation scalars (the ``AgenticMetric`` fields but the lists) and each
-        conversation's interaction results."""
+        conversation's interaction results (``InteractionResult``s, or tuples with its fields
+        by name: a run's judged interactions, ``metrics/agentic.py``)."""
         conv: dict[str, Any] = {}
         for key in ("session_id", "assistant_id", "task_id"):
             conv[key] = Texts.of(conversations[key])

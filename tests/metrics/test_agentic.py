@@ -363,3 +363,12 @@ def test_offline_judging_a_chunk_at_a_time_changes_nothing(monkeypatch) -> None:
         dumped = [m.model_dump_json() for m in chunked]  # JSON: a NaN equals itself
         assert dumped == [m.model_dump_json() for m in batched] and len(dumped) > 40
         assert chunked.judge_run == batched.judge_run
+
+
+def test_a_judged_row_has_the_interaction_result_fields() -> None:
+    """The usual judged interaction reaches the columns as a tuple (no model is made), read by
+    field name like an ``InteractionResult``: its fields must be the model's, in order."""
+    from agenteval.metrics.agentic import _Judged
+    from agenteval.schemas.results import InteractionResult
+
+    assert _Judged._fields == tuple(InteractionResult.model_fields)
