@@ -315,6 +315,12 @@ _PROGRESS_CHUNK = 512
 """Answers judged between two progress updates."""
 
 
+def _judge_text(answer: str, reference: str | None) -> JudgeOutcome:
+    if reference is None:
+        return JudgeFailure("no ground_truth_assistant to compare with", kind="no_reference")
+    return score_answer(answer, reference)
+
+
 class OfflineJudge(Judge):
     """Rule-based judge: numbers, exact, containment, then token F1. Fast and reproducible.
 
@@ -327,9 +333,7 @@ class OfflineJudge(Judge):
     """None: a progress bar once judging takes more than a moment; False: never."""
 
     def judge_one(self, item: AnswerItem) -> JudgeOutcome:
-        if item.ground_truth is None:
-            return JudgeFailure("no ground_truth_assistant to compare with", kind="no_reference")
-        return score_answer(item.answer, item.ground_truth)
+        return _judge_text(item.answer, item.ground_truth)
 
     async def ajudge_answers(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
         return self.judge_sync(items)
@@ -339,23 +343,28 @@ class OfflineJudge(Judge):
 
         The bar counts a chunk of answers at a time: an update per answer cost about as much
         as judging one (the tool-scoring phase counts its chunks alike)."""
+        run = self.run_record
         from agenteval.judge.progress import Progress
 
+        judge_one = self.judge_one
         outcomes: list[JudgeOutcome] = []
         with Progress(len(items), "judging answers (offline)", enabled=self.progress) as bar:
             for start in range(0, len(items), _PROGRESS_CHUNK):
                 chunk = items[start:start + _PROGRESS_CHUNK]
-                outcomes.extend(self.judge_without_progress(chunk))
+                outcomes.extend([judge_one(item) for item in chunk])
                 bar.update(len(chunk))
+        run.calls += len(items)
+        run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes
 
-    def judge_without_progress(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
-        """``judge_sync`` for a caller that shows its own progress (``Agentic.run`` judges a
-        chunk of answers, then scores their tool use, in one bar)."""
-        judge_one = self.judge_one
-        outcomes = [judge_one(item) for item in items]
+    def judge_texts(self, pairs: Sequence[tuple[str, str | None]]) -> list[JudgeOutcome]:
+        """``judge_sync`` of ``(answer, reference)`` pairs, all the rules read of an
+        ``AnswerItem``, with no progress bar: for ``Agentic.run``, which makes no item per
+        interaction and shows its own bar. The rules of this class (a subclass's ``judge_one``
+        is not asked)."""
+        outcomes = [_judge_text(answer, reference) for answer, reference in pairs]
         run = self.run_record
-        run.calls += len(items)
+        run.calls += len(outcomes)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes
 

@@ -401,8 +401,7 @@ def _evaluate_block(
     judged = [s for s, g in zip(slots, graded) if not s.given and g is None]
     tools: list[ToolCorrectnessScore | None] | None = None
     if type(judge) is OfflineJudge:
-        answers, tools = _judge_and_score(judge, slots, graded, settings, include_history,
-                                          progress)
+        answers, tools = _judge_and_score(judge, slots, graded, settings, progress)
     else:  # one batch: an LLM judge runs it concurrently
         answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
     _raise_if_strict(strict, answers, judged)
@@ -474,7 +473,7 @@ def _score_all(slots: Sequence[_Slot], settings: RunSettings,
 
 
 def _judge_and_score(judge: OfflineJudge, slots: Sequence[_Slot], graded: Sequence[Any],
-                     settings: RunSettings, include_history: bool, progress: bool | None,
+                     settings: RunSettings, progress: bool | None,
                      ) -> tuple[list[Any], list[ToolCorrectnessScore | None]]:
     """The offline judge's outcomes (for the slots neither given nor graded) and every slot's
     tool score, a chunk of interactions at a time: an answer the judge has just read is still
@@ -489,8 +488,8 @@ def _judge_and_score(judge: OfflineJudge, slots: Sequence[_Slot], graded: Sequen
                   enabled=enabled) as bar:
         for start in range(0, len(slots), _PROGRESS_CHUNK):
             chunk = slots[start:start + _PROGRESS_CHUNK]
-            answers.extend(judge.judge_without_progress(
-                [_answer_item(s, include_history)
+            answers.extend(judge.judge_texts(
+                [(s.batch.assistant, s.batch.ground_truth_assistant)
                  for s, g in zip(chunk, graded[start:start + _PROGRESS_CHUNK])
                  if not s.given and g is None]))
             tools.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
