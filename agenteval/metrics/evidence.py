@@ -260,12 +260,21 @@ def _leading_digits(x: float) -> tuple[str, str] | None:
     significant digits. That range is narrower than the step of the first six digits, so M's
     first six, zeros added if M is shorter, are those of ``a`` or of ``b``; either less its
     trailing zeros begins M (test_leading_digits_screen_keeps_every_close_number).
+
+    ``b``'s digits lie less than 2.1e-7 above ``a``'s (units of its first digit: 2e-8 of at
+    most 10, plus the roundings), so when ``a``'s digits 7 to 12 are below 979000 (in units of
+    1e-11) no carry reaches the sixth digit and ``b`` begins like ``a``: it is not written
+    (test_leading_digits_shortcut_is_the_definition).
     """
     m = abs(x)
     if not 1e-3 <= m <= 1e300:
         return None
-    a, b = f"{m * (1 - 1e-8):.11e}", f"{m * (1 + 1e-8):.11e}"  # "d.ddddddddddde+XX"
-    return (a[0] + a[2:_SCREEN_DIGITS + 1]).rstrip("0"), (b[0] + b[2:_SCREEN_DIGITS + 1]).rstrip("0")
+    a = f"{m * (1 - 1e-8):.11e}"  # "d.ddddddddddde+XX"
+    low = (a[0] + a[2:_SCREEN_DIGITS + 1]).rstrip("0")
+    if a[_SCREEN_DIGITS + 1:13] < "979000":
+        return low, low
+    b = f"{m * (1 + 1e-8):.11e}"
+    return low, (b[0] + b[2:_SCREEN_DIGITS + 1]).rstrip("0")
 
 
 class _Query:
