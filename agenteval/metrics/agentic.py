@@ -386,7 +386,7 @@ def _evaluate_block(
 ) -> tuple[Any, np.ndarray, np.ndarray, int, int]:
     """One block of conversations judged and scored: its columns (without the estimates, which
     need the whole suite), n, c, interactions and judged interactions."""
-    from agenteval.results.columns import Columns
+    from agenteval.results.columns import Columns, interaction_columns
 
     slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
              for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]
@@ -416,39 +416,46 @@ def _evaluate_block(
         tools = _score_all(slots, settings, progress)
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
-    per_conversation: list[list[InteractionResult | _Judged]] = [[] for _ in datasets]
-    for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools)):
-        per_conversation[slot.conversation].append(
-            _interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings,
+    rows = [_interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings,
                                 own[index])
-        )
-
-    whole = [ds.outcome is not None for ds in datasets]
-    n = np.array([1 if w else sum(r.is_correct is not None for r in rs)
-                  for w, rs in zip(whole, per_conversation)], dtype=np.int64)
-    c = np.array([int(outcome_success(ds.outcome, threshold=settings.outcome_threshold))
-                  if ds.outcome is not None else sum(r.is_correct is True for r in rs)
-                  for ds, rs in zip(datasets, per_conversation)], dtype=np.int64)
-    known = sum(r.is_correct is not None for rs in per_conversation for r in rs)
+            for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools))]
     size = len(datasets)
+    lengths = np.array([len(ds.conversation) for ds in datasets], dtype=np.int64)
+    inter, start = interaction_columns(rows, lengths)
+    # per conversation, from the interaction columns: its judged, correct, wrong and given ones
+    of = np.repeat(np.arange(size), lengths)
+    tri = inter["is_correct"]  # -1 unknown, 0 wrong, 1 correct
+
+    def per_conversation(flags: np.ndarray) -> list[int]:
+        return np.bincount(of, weights=flags, minlength=size).astype(np.int64).tolist()
+
+    known, right = per_conversation(tri >= 0), per_conversation(tri == 1)
+    wrong, given = per_conversation(tri == 0), per_conversation(inter["source"] == 1)
+    whole = [ds.outcome is not None for ds in datasets]
+    n = np.array([1 if w else k for w, k in zip(whole, known)], dtype=np.int64)
+    c = np.array([int(outcome_success(ds.outcome, threshold=settings.outcome_threshold))
+                  if ds.outcome is not None else r for ds, r in zip(datasets, right)],
+                 dtype=np.int64)
     nan = [math.nan] * size   # the estimates: filled in for the whole suite (_evaluate)
     conversations: dict[str, Any] = {
         "session_id": [ds.session_id for ds in datasets],
         "assistant_id": [ds.assistant_id for ds in datasets],
         "task_id": [ds.task_id for ds in datasets],
         "attempt": [ds.attempt for ds in datasets],
-        "source": [_source(rs, w) for rs, w in zip(per_conversation, whole)],
+        "source": ["given" if w else _source(g, m) for w, g, m in zip(whole, given,
+                                                                      lengths.tolist())],
         "total_interactions": n, "correct_interactions": c,
-        "is_fully_correct": [bool(c_i) if w else _fully_correct(rs)
-                             for rs, w, c_i in zip(per_conversation, whole, c.tolist())],
+        "is_fully_correct": [bool(c_i) if w else False if x else None if k < m else True
+                             for w, c_i, x, k, m in zip(whole, c.tolist(), wrong, known,
+                                                        lengths.tolist())],
         "threshold": np.full(size, settings.threshold), "k": np.full(size, settings.k),
-        "judge_errors": [0 if w else sum(r.is_correct is None for r in rs)
-                         for rs, w in zip(per_conversation, whole)],
+        "judge_errors": [0 if w else m - k for w, k, m in zip(whole, known, lengths.tolist())],
         **{key: nan for key in ("pass_at_k", "pass_at_k_ci_low", "pass_at_k_ci_high",
                                 "pass_pow_k", "pass_pow_k_ci_low", "pass_pow_k_ci_high",
                                 "pass_at_k_unbiased", "pass_pow_k_unbiased")},
     }
-    return Columns.build(conversations, per_conversation), n, c, len(slots), known
+    return (Columns.with_interactions(conversations, inter, start), n, c, len(slots),
+            int(np.count_nonzero(tri >= 0)))
 
 
 _PROGRESS_CHUNK = 512
@@ -702,21 +709,12 @@ def _grader_case(slot: _Slot) -> Any:
         metadata=dict(ds.metadata))
 
 
-def _source(results: Sequence[InteractionResult | _Judged], whole: bool) -> str:
-    """'given', 'judged' or 'mixed': where a conversation's correctness came from."""
-    if whole:
+def _source(given: int, interactions: int) -> str:
+    """'given', 'judged' or 'mixed': where the correctness of a conversation not graded as a
+    whole came from, from how many of its interactions had it given."""
+    if interactions and given == interactions:
         return "given"
-    kinds = {r.source for r in results}
-    return kinds.pop() if len(kinds) == 1 else "mixed"
-
-
-def _fully_correct(results: Sequence[InteractionResult | _Judged]) -> bool | None:
-    """False if any interaction is wrong; None if the rest are right but some are unjudged."""
-    if any(r.is_correct is False for r in results):
-        return False
-    if any(r.is_correct is None for r in results):
-        return None
-    return True
+    return "judged" if interactions and not given else "mixed"
 
 
 def _raise_if_strict(strict: bool, outcomes: Sequence[Any], slots: Sequence[_Slot]) -> None:
