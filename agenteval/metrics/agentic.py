@@ -243,12 +243,9 @@ def _streamed(path: Any, judge: Judge, settings: RunSettings, *, strict: bool,
               ) -> AgenticResults | None:
     """The run over a JSONL file read a block at a time (``core.retriever.iter_dataset_blocks``);
     None when the data has rubrics or labels (the caller then loads it whole)."""
-    from agenteval.core.labels import labels_from_datasets
-
     def blocks() -> Iterable[Sequence[Dataset]]:
         for block in iter_dataset_blocks(path, block=BLOCK):
-            if any(ds.rubric or any(b.rubric for b in ds.conversation) for ds in block) or len(
-                    labels_from_datasets(block)):
+            if _needs_whole(block):
                 raise _NeedsWhole
             if strict:
                 check_complete(block)
@@ -267,6 +264,18 @@ def _streamed(path: Any, judge: Judge, settings: RunSettings, *, strict: bool,
                              progress=progress, blocks=True)
     except _NeedsWhole:
         return None
+
+
+def _needs_whole(block: Sequence[Dataset]) -> bool:
+    """A rubric, a label or a human score in the block (``core.labels.labels_from_datasets``
+    reads the last two), in one pass over its interactions."""
+    for ds in block:
+        if ds.rubric:
+            return True
+        for b in ds.conversation:
+            if b.rubric or b.label is not None or b.human_score is not None:
+                return True
+    return False
 
 
 def attach_labels(results: AgenticResults, datasets: Sequence[Dataset], labels: Any) -> None:

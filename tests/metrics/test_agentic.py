@@ -372,3 +372,30 @@ def test_a_judged_row_has_the_interaction_result_fields() -> None:
     from agenteval.schemas.results import InteractionResult
 
     assert _Judged._fields == tuple(InteractionResult.model_fields)
+
+
+def test_a_block_needs_the_whole_suite_exactly_when_it_has_rubrics_or_labels() -> None:
+    """A streamed run reads the whole suite instead where a block has a rubric or labels:
+    ``_needs_whole`` must say so exactly when the plain checks do."""
+    import random
+
+    from agenteval.core import load_datasets
+    from agenteval.core.labels import labels_from_datasets
+    from agenteval.metrics.agentic import _needs_whole
+    from tests.conftest import DEMO
+
+    def plain(block) -> bool:
+        return any(ds.rubric or any(b.rubric for b in ds.conversation) for ds in block) or bool(
+            len(labels_from_datasets(block)))
+
+    rng = random.Random(2)
+    for _ in range(40):
+        block = load_datasets(DEMO)[:rng.randint(0, 12)]
+        if block and rng.random() < 0.8:
+            ds = rng.choice(block)
+            field, value = rng.choice([("rubric", ["cites a source"]), ("label", True),
+                                       ("label", False), ("human_score", 0.0), ("rubric", [])])
+            target = ds if field == "rubric" and rng.random() < 0.3 else rng.choice(
+                ds.conversation)
+            setattr(target, field, value)
+        assert _needs_whole(block) == plain(block)
