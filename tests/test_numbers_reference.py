@@ -61,7 +61,10 @@ def test_numbers_readings_and_removal_agree_with_the_definition(seed):
         assert [described(n) for n in _numbers.find_numbers(text)] == want, text
         assert _numbers.number_readings(text) == ref.readings(text), text
         parsed = _numbers.parse_text(text)
-        assert list(parsed.readings) == ref.readings(text), text  # from the WrittenNumbers
+        assert list(parsed.readings) == ref.readings(text), text  # its numbers read before
+        fresh = _numbers._parse_all(text)
+        assert list(fresh.readings) == ref.readings(text), text  # no WrittenNumber built
+        assert [described(n) for n in fresh.numbers] == want, text  # built after the readings
         for placeholder in (" ", "0", "\\1"):
             assert _numbers.remove_numbers(text, placeholder=placeholder) == ref.remove_numbers(
                 text, placeholder), (text, placeholder)

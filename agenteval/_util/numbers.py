@@ -198,25 +198,39 @@ _HALVES: dict[int, float] = {}
 
 
 class ParsedText:
-    """One text read once: its NFKC form, its numbers and (on first need) their float readings.
+    """One text read once: its NFKC form, the regex's matches, and (each on first need) its
+    numbers and their float readings.
 
     Every consumer of a text's numbers (the offline judge, the evidence search, the removal of
-    numbers before comparing words) takes them from here, so a text is scanned once.
+    numbers before comparing words) takes them from here, so a text is scanned once; a consumer
+    that needs only the float readings (the evidence search) builds no ``WrittenNumber``.
     """
 
-    __slots__ = ("nfkc", "numbers", "_every_match_read", "_readings")
+    __slots__ = ("nfkc", "_groups", "_numbers", "_every_match_read", "_readings")
 
-    def __init__(self, nfkc: str, numbers: tuple[WrittenNumber, ...], every_match_read: bool) -> None:
+    def __init__(self, nfkc: str, groups: list[tuple[str, ...]]) -> None:
         self.nfkc = nfkc  # the text after NFKC normalisation (what the parser reads)
-        self.numbers = numbers
-        self._every_match_read = every_match_read  # no match was too long to be a number
+        self._groups = groups  # the regex's groups, one tuple per match
+        self._numbers: tuple[WrittenNumber, ...] | None = None
+        self._every_match_read = True  # no match was too long to be a number (once numbers read)
         self._readings: tuple[tuple[float, float], ...] | None = None
+
+    @property
+    def numbers(self) -> tuple[WrittenNumber, ...]:
+        """The numbers written in the text, in order."""
+        if self._numbers is None:
+            numbers = [_read(groups) for groups in self._groups]
+            if not all(numbers):  # a match too long to be a number (not "None in": __eq__)
+                self._every_match_read = False
+                numbers = [n for n in numbers if n is not None]
+            self._numbers = tuple(numbers)  # type: ignore[arg-type]
+        return self._numbers
 
     @property
     def readings(self) -> tuple[tuple[float, float], ...]:
         """``number_readings`` of the text."""
         if self._readings is None:
-            self._readings = tuple(readings_of(self.numbers)) if self.numbers else ()
+            self._readings = _group_readings(self._groups) if self._groups else ()
         return self._readings
 
     def without_numbers(self, placeholder: str = " ") -> str:
@@ -260,12 +274,9 @@ _DIGIT = re.compile(r"\d").search
 def _parse_all(text: str) -> ParsedText:
     text = unicodedata.normalize("NFKC", text)
     if _DIGIT(text) is None:  # every number has a digit; the scan for one is cheap
-        return ParsedText(text, (), True)
+        return ParsedText(text, [])
     # findall, not finditer: the groups as tuples, with no match object per number
-    numbers = [_read(groups) for groups in _NUMBER_RE.findall(text)]
-    if not all(numbers):  # a match too long to be a number (not "None in", which calls __eq__)
-        return ParsedText(text, tuple(n for n in numbers if n is not None), False)
-    return ParsedText(text, tuple(numbers), True)  # type: ignore[arg-type]
+    return ParsedText(text, _NUMBER_RE.findall(text))
 
 
 _numbers_in_cached = functools.lru_cache(maxsize=8192)(_parse_all)
@@ -344,15 +355,20 @@ hundredth, for a percentage)."""
 
 
 def _readings_all(text: str) -> tuple[tuple[float, float], ...]:
-    """The readings of a text straight from the regex groups: no ``WrittenNumber`` is built for a
-    number without exponent or scale word (most numbers), whose readings are ``float(digits)``
-    with half a unit, and for a percentage also its hundredth (``float(digits + "e-2")``)."""
+    """The readings of a text, with no ``ParsedText`` kept (``_group_readings``)."""
     text = unicodedata.normalize("NFKC", text)
     if _DIGIT(text) is None:
         return ()
+    return _group_readings(_NUMBER_RE.findall(text))
+
+
+def _group_readings(matches: list[tuple[str, ...]]) -> tuple[tuple[float, float], ...]:
+    """The readings of a text straight from the regex groups: no ``WrittenNumber`` is built for a
+    number without exponent or scale word (most numbers), whose readings are ``float(digits)``
+    with half a unit, and for a percentage also its hundredth (``float(digits + "e-2")``)."""
     out: list[tuple[float, float]] = []
     halves = _HALVES
-    for prefix, num, exp, pct, scale_word in _NUMBER_RE.findall(text):
+    for prefix, num, exp, pct, scale_word in matches:
         if exp or scale_word or len(num) > _PLAIN_DIGITS:
             n = _read((prefix, num, exp, pct, scale_word))
             if n is not None:

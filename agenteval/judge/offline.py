@@ -315,6 +315,12 @@ _PROGRESS_CHUNK = 512
 """Answers judged between two progress updates."""
 
 
+def _judge_text(answer: str, reference: str | None) -> JudgeOutcome:
+    if reference is None:
+        return JudgeFailure("no ground_truth_assistant to compare with", kind="no_reference")
+    return score_answer(answer, reference)
+
+
 class OfflineJudge(Judge):
     """Rule-based judge: numbers, exact, containment, then token F1. Fast and reproducible.
 
@@ -327,9 +333,7 @@ class OfflineJudge(Judge):
     """None: a progress bar once judging takes more than a moment; False: never."""
 
     def judge_one(self, item: AnswerItem) -> JudgeOutcome:
-        if item.ground_truth is None:
-            return JudgeFailure("no ground_truth_assistant to compare with", kind="no_reference")
-        return score_answer(item.answer, item.ground_truth)
+        return _judge_text(item.answer, item.ground_truth)
 
     async def ajudge_answers(self, items: Sequence[AnswerItem]) -> list[JudgeOutcome]:
         return self.judge_sync(items)
@@ -350,6 +354,17 @@ class OfflineJudge(Judge):
                 outcomes.extend([judge_one(item) for item in chunk])
                 bar.update(len(chunk))
         run.calls += len(items)
+        run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
+        return outcomes
+
+    def judge_texts(self, pairs: Sequence[tuple[str, str | None]]) -> list[JudgeOutcome]:
+        """``judge_sync`` of ``(answer, reference)`` pairs, all the rules read of an
+        ``AnswerItem``, with no progress bar: for ``Agentic.run``, which makes no item per
+        interaction and shows its own bar. The rules of this class (a subclass's ``judge_one``
+        is not asked)."""
+        outcomes = [_judge_text(answer, reference) for answer, reference in pairs]
+        run = self.run_record
+        run.calls += len(outcomes)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
         return outcomes
 

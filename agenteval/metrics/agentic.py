@@ -36,11 +36,7 @@ from agenteval.metrics.evidence import MAX_RESULT_CHARS
 from agenteval.metrics.outcomes import check_outcome_threshold, outcome_success
 from agenteval.metrics.tools import ToolScorer, normalize_tool_weights
 from agenteval.schemas.common import Batch, Dataset
-from agenteval.schemas.results import (
-    InteractionResult,
-    ToolCorrectnessScore,
-    trusted,
-)
+from agenteval.schemas.results import InteractionResult, ToolCorrectnessScore
 from agenteval.schemas.run import RunSettings
 from agenteval.statistical.estimators import (
     pass_at_k,
@@ -247,12 +243,9 @@ def _streamed(path: Any, judge: Judge, settings: RunSettings, *, strict: bool,
               ) -> AgenticResults | None:
     """The run over a JSONL file read a block at a time (``core.retriever.iter_dataset_blocks``);
     None when the data has rubrics or labels (the caller then loads it whole)."""
-    from agenteval.core.labels import labels_from_datasets
-
     def blocks() -> Iterable[Sequence[Dataset]]:
         for block in iter_dataset_blocks(path, block=BLOCK):
-            if any(ds.rubric or any(b.rubric for b in ds.conversation) for ds in block) or len(
-                    labels_from_datasets(block)):
+            if _needs_whole(block):
                 raise _NeedsWhole
             if strict:
                 check_complete(block)
@@ -271,6 +264,18 @@ def _streamed(path: Any, judge: Judge, settings: RunSettings, *, strict: bool,
                              progress=progress, blocks=True)
     except _NeedsWhole:
         return None
+
+
+def _needs_whole(block: Sequence[Dataset]) -> bool:
+    """A rubric, a label or a human score in the block (``core.labels.labels_from_datasets``
+    reads the last two), in one pass over its interactions."""
+    for ds in block:
+        if ds.rubric:
+            return True
+        for b in ds.conversation:
+            if b.rubric or b.label is not None or b.human_score is not None:
+                return True
+    return False
 
 
 def attach_labels(results: AgenticResults, datasets: Sequence[Dataset], labels: Any) -> None:
@@ -390,7 +395,7 @@ def _evaluate_block(
 ) -> tuple[Any, np.ndarray, np.ndarray, int, int]:
     """One block of conversations judged and scored: its columns (without the estimates, which
     need the whole suite), n, c, interactions and judged interactions."""
-    from agenteval.results.columns import Columns
+    from agenteval.results.columns import Columns, interaction_columns
 
     slots = [_Slot(i, j, ds, batch, ds.outcome is not None or batch.score is not None)
              for i, ds in enumerate(datasets) for j, batch in enumerate(ds.conversation)]
@@ -403,7 +408,11 @@ def _evaluate_block(
                     threshold=settings.threshold, concurrency=grader_concurrency)
         graded = [_graded(r) for r in own]
     judged = [s for s, g in zip(slots, graded) if not s.given and g is None]
-    answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
+    tools: list[ToolCorrectnessScore | None] | None = None
+    if type(judge) is OfflineJudge:
+        answers, tools = _judge_and_score(judge, slots, graded, settings, progress)
+    else:  # one batch: an LLM judge runs it concurrently
+        answers = judge.judge_answers([_answer_item(s, include_history) for s in judged])
     _raise_if_strict(strict, answers, judged)
     _raise_if_strict(strict, [g for s, g in zip(slots, graded) if not s.given and g is not None],
                      [s for s, g in zip(slots, graded) if not s.given and g is not None])
@@ -412,42 +421,50 @@ def _evaluate_block(
         _given(s, settings) if s.given else g if g is not None else next(verdicts)
         for s, g in zip(slots, graded)]
 
-    tools = _score_all(slots, settings, progress)
+    if tools is None:
+        tools = _score_all(slots, settings, progress)
     tools, tool_failures = _resolve_ambiguous_utilization(judge, tools, slots, settings, strict)
 
-    per_conversation: list[list[InteractionResult]] = [[] for _ in datasets]
-    for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools)):
-        per_conversation[slot.conversation].append(
-            _interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings,
+    rows = [_interaction_result(slot.batch, outcome, tool, tool_failures.get(index), settings,
                                 own[index])
-        )
-
-    whole = [ds.outcome is not None for ds in datasets]
-    n = np.array([1 if w else sum(r.is_correct is not None for r in rs)
-                  for w, rs in zip(whole, per_conversation)], dtype=np.int64)
-    c = np.array([int(outcome_success(ds.outcome, threshold=settings.outcome_threshold))
-                  if ds.outcome is not None else sum(r.is_correct is True for r in rs)
-                  for ds, rs in zip(datasets, per_conversation)], dtype=np.int64)
-    known = sum(r.is_correct is not None for rs in per_conversation for r in rs)
+            for index, (slot, outcome, tool) in enumerate(zip(slots, outcomes, tools))]
     size = len(datasets)
+    lengths = np.array([len(ds.conversation) for ds in datasets], dtype=np.int64)
+    inter, start = interaction_columns(rows, lengths)
+    # per conversation, from the interaction columns: its judged, correct, wrong and given ones
+    of = np.repeat(np.arange(size), lengths)
+    tri = inter["is_correct"]  # -1 unknown, 0 wrong, 1 correct
+
+    def per_conversation(flags: np.ndarray) -> list[int]:
+        return np.bincount(of, weights=flags, minlength=size).astype(np.int64).tolist()
+
+    known, right = per_conversation(tri >= 0), per_conversation(tri == 1)
+    wrong, given = per_conversation(tri == 0), per_conversation(inter["source"] == 1)
+    whole = [ds.outcome is not None for ds in datasets]
+    n = np.array([1 if w else k for w, k in zip(whole, known)], dtype=np.int64)
+    c = np.array([int(outcome_success(ds.outcome, threshold=settings.outcome_threshold))
+                  if ds.outcome is not None else r for ds, r in zip(datasets, right)],
+                 dtype=np.int64)
     nan = [math.nan] * size   # the estimates: filled in for the whole suite (_evaluate)
     conversations: dict[str, Any] = {
         "session_id": [ds.session_id for ds in datasets],
         "assistant_id": [ds.assistant_id for ds in datasets],
         "task_id": [ds.task_id for ds in datasets],
         "attempt": [ds.attempt for ds in datasets],
-        "source": [_source(rs, w) for rs, w in zip(per_conversation, whole)],
+        "source": ["given" if w else _source(g, m) for w, g, m in zip(whole, given,
+                                                                      lengths.tolist())],
         "total_interactions": n, "correct_interactions": c,
-        "is_fully_correct": [bool(c_i) if w else _fully_correct(rs)
-                             for rs, w, c_i in zip(per_conversation, whole, c.tolist())],
+        "is_fully_correct": [bool(c_i) if w else False if x else None if k < m else True
+                             for w, c_i, x, k, m in zip(whole, c.tolist(), wrong, known,
+                                                        lengths.tolist())],
         "threshold": np.full(size, settings.threshold), "k": np.full(size, settings.k),
-        "judge_errors": [0 if w else sum(r.is_correct is None for r in rs)
-                         for rs, w in zip(per_conversation, whole)],
+        "judge_errors": [0 if w else m - k for w, k, m in zip(whole, known, lengths.tolist())],
         **{key: nan for key in ("pass_at_k", "pass_at_k_ci_low", "pass_at_k_ci_high",
                                 "pass_pow_k", "pass_pow_k_ci_low", "pass_pow_k_ci_high",
                                 "pass_at_k_unbiased", "pass_pow_k_unbiased")},
     }
-    return Columns.build(conversations, per_conversation), n, c, len(slots), known
+    return (Columns.with_interactions(conversations, inter, start), n, c, len(slots),
+            int(np.count_nonzero(tri >= 0)))
 
 
 _PROGRESS_CHUNK = 512
@@ -469,6 +486,31 @@ def _score_all(slots: Sequence[_Slot], settings: RunSettings,
             scores.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
             bar.update(len(chunk))
     return scores
+
+
+def _judge_and_score(judge: OfflineJudge, slots: Sequence[_Slot], graded: Sequence[Any],
+                     settings: RunSettings, progress: bool | None,
+                     ) -> tuple[list[Any], list[ToolCorrectnessScore | None]]:
+    """The offline judge's outcomes (for the slots neither given nor graded) and every slot's
+    tool score, a chunk of interactions at a time: an answer the judge has just read is still
+    in the number parser's cache (``parse_text``) when the evidence search reads it."""
+    from agenteval.judge.progress import Progress
+
+    scorer = _tool_scorer(settings)
+    answers: list[Any] = []
+    tools: list[ToolCorrectnessScore | None] = []
+    enabled = judge.progress if progress is None else progress
+    with Progress(len(slots), "judging answers and scoring tool use (offline)",
+                  enabled=enabled) as bar:
+        for start in range(0, len(slots), _PROGRESS_CHUNK):
+            chunk = slots[start:start + _PROGRESS_CHUNK]
+            answers.extend(judge.judge_texts(
+                [(s.batch.assistant, s.batch.ground_truth_assistant)
+                 for s, g in zip(chunk, graded[start:start + _PROGRESS_CHUNK])
+                 if not s.given and g is None]))
+            tools.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
+            bar.update(len(chunk))
+    return answers, tools
 
 
 def _tool_scorer(settings: RunSettings) -> ToolScorer:
@@ -570,7 +612,7 @@ def _resolve_ambiguous_utilization(
 
 def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given | _Graded,
                         tool: ToolCorrectnessScore | None, tool_failure: JudgeFailure | None,
-                        settings: RunSettings, graders: Any = None) -> InteractionResult:
+                        settings: RunSettings, graders: Any = None) -> InteractionResult | _Judged:
     """Correct = answer score >= threshold and tool use correct; None where it hinges on a
     judgment that failed. A given outcome decides alone; a given score replaces the judge's
     (a success by the outcome rule instead of ``threshold``)."""
@@ -582,11 +624,9 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given |
                                  graders=graders)
     if tool_failure is None and type(outcome) is Verdict and type(outcome.reasoning) is str:
         score = float(outcome.score)  # the usual case: every value already of its field's type
-        return trusted(InteractionResult, qa_id=batch.qa_id, score=score,
-                       reasoning=outcome.reasoning, tool_correctness=tool,
-                       is_correct=score >= settings.threshold and (tool is None or tool.is_correct),
-                       judge_error=None, judge_error_code=None, source="judged",
-                       graders=graders)  # every field, in order: trusted's fastest path
+        return _Judged(batch.qa_id, score, outcome.reasoning, tool,
+                       score >= settings.threshold and (tool is None or tool.is_correct),
+                       None, None, "judged", graders)
     if isinstance(outcome, _Given):
         if outcome.whole:
             return InteractionResult(qa_id=batch.qa_id, score=outcome.score,
@@ -613,6 +653,23 @@ def _interaction_result(batch: Batch, outcome: Verdict | JudgeFailure | _Given |
     return InteractionResult(qa_id=batch.qa_id, score=score, reasoning=reasoning,
                              tool_correctness=tool, is_correct=correct, judge_error=error,
                              judge_error_code=code, source=source, graders=graders)
+
+
+class _Judged(NamedTuple):
+    """A judged interaction's result as ``Columns.build`` reads it: the fields of
+    ``InteractionResult``, in order, which the results build again from the columns on access.
+    The usual interaction's values are already of the fields' types, so no model is made
+    (a suite makes one per interaction)."""
+
+    qa_id: str
+    score: float
+    reasoning: str
+    tool_correctness: ToolCorrectnessScore | None
+    is_correct: bool
+    judge_error: None
+    judge_error_code: None
+    source: str
+    graders: Any
 
 
 @dataclass(frozen=True)
@@ -661,21 +718,12 @@ def _grader_case(slot: _Slot) -> Any:
         metadata=dict(ds.metadata))
 
 
-def _source(results: Sequence[InteractionResult], whole: bool) -> str:
-    """'given', 'judged' or 'mixed': where a conversation's correctness came from."""
-    if whole:
+def _source(given: int, interactions: int) -> str:
+    """'given', 'judged' or 'mixed': where the correctness of a conversation not graded as a
+    whole came from, from how many of its interactions had it given."""
+    if interactions and given == interactions:
         return "given"
-    kinds = {r.source for r in results}
-    return kinds.pop() if len(kinds) == 1 else "mixed"
-
-
-def _fully_correct(results: Sequence[InteractionResult]) -> bool | None:
-    """False if any interaction is wrong; None if the rest are right but some are unjudged."""
-    if any(r.is_correct is False for r in results):
-        return False
-    if any(r.is_correct is None for r in results):
-        return None
-    return True
+    return "judged" if interactions and not given else "mixed"
 
 
 def _raise_if_strict(strict: bool, outcomes: Sequence[Any], slots: Sequence[_Slot]) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from agenteval._util.numbers import fold_text, is_whole_number, text_readings, to_float
+from agenteval._util.numbers import fold_text, is_whole_number, parse_text, text_readings, to_float
 
 __all__ = ["MAX_RESULT_CHARS", "Evidence", "find_result_evidence", "parse_numbers"]
 
@@ -260,12 +260,21 @@ def _leading_digits(x: float) -> tuple[str, str] | None:
     significant digits. That range is narrower than the step of the first six digits, so M's
     first six, zeros added if M is shorter, are those of ``a`` or of ``b``; either less its
     trailing zeros begins M (test_leading_digits_screen_keeps_every_close_number).
+
+    ``b``'s digits lie less than 2.1e-7 above ``a``'s (units of its first digit: 2e-8 of at
+    most 10, plus the roundings), so when ``a``'s digits 7 to 12 are below 979000 (in units of
+    1e-11) no carry reaches the sixth digit and ``b`` begins like ``a``: it is not written
+    (test_leading_digits_shortcut_is_the_definition).
     """
     m = abs(x)
     if not 1e-3 <= m <= 1e300:
         return None
-    a, b = f"{m * (1 - 1e-8):.11e}", f"{m * (1 + 1e-8):.11e}"  # "d.ddddddddddde+XX"
-    return (a[0] + a[2:_SCREEN_DIGITS + 1]).rstrip("0"), (b[0] + b[2:_SCREEN_DIGITS + 1]).rstrip("0")
+    a = f"{m * (1 - 1e-8):.11e}"  # "d.ddddddddddde+XX"
+    low = (a[0] + a[2:_SCREEN_DIGITS + 1]).rstrip("0")
+    if a[_SCREEN_DIGITS + 1:13] < "979000":
+        return low, low
+    b = f"{m * (1 + 1e-8):.11e}"
+    return low, (b[0] + b[2:_SCREEN_DIGITS + 1]).rstrip("0")
 
 
 class _Query:
@@ -300,6 +309,17 @@ class _Query:
         if self._numbers is None:
             self._numbers = tuple([v for v, _tol in self.readings()])
         return self._numbers
+
+
+class _Answer(_Query):
+    """The answer: its readings from ``parse_text``, which holds what the offline judge read of
+    it (``Agentic.run`` judges and scores a chunk of interactions at a time), so it is not
+    scanned again; read anew, it builds only the readings."""
+
+    def readings(self) -> tuple[tuple[float, float], ...]:
+        if self._readings is None:
+            self._readings = parse_text(self.text).readings
+        return self._readings
 
 
 def _capped_leaves(result: Any) -> tuple[list[Any], bool]:
@@ -438,7 +458,7 @@ def find_result_evidence(results: Sequence[Any], answer: str, *, query: str = ""
     in ``query`` or in that call's ``parameters`` (one per call, parallel to ``results``) are
     not searched, and answer numbers equal to a number there are ignored for that call.
     """
-    said, asked = _Query(answer or ""), _Query(query or "")
+    said, asked = _Answer(answer or ""), _Query(query or "")
     searchable: list[int] = []
     truncated: list[int] = []
     found: dict[int, str] = {}

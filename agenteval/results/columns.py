@@ -27,7 +27,7 @@ from agenteval.schemas.results import (
     trusted,
 )
 
-__all__ = ["Columns", "Texts"]
+__all__ = ["Columns", "Texts", "interaction_columns"]
 
 _CONV_SOURCES = ("judged", "given", "mixed")
 _SOURCES = ("judged", "given")
@@ -122,6 +122,40 @@ def _tri(values: Sequence[bool | None]) -> np.ndarray:
 _TRI = {-1: None, 0: False, 1: True}
 
 
+def interaction_columns(flat: Sequence[InteractionResult | Any],
+                        lengths: Sequence[int] | np.ndarray) -> tuple[dict[str, Any], np.ndarray]:
+    """The interaction columns of results in conversation order (``lengths`` per
+    conversation) and where each conversation's rows start."""
+    start = np.zeros(len(lengths) + 1, dtype=np.int64)
+    if len(lengths):
+        np.cumsum(lengths, out=start[1:])
+    inter: dict[str, Any] = {
+        "qa_id": Texts.of([r.qa_id for r in flat]),
+        "score": _floats([r.score for r in flat]),
+        "reasoning": Texts.of([r.reasoning for r in flat]),
+        "is_correct": _tri([r.is_correct for r in flat]),
+        "judge_error": Texts.of([r.judge_error for r in flat]),
+        "judge_error_code": Texts.of([r.judge_error_code for r in flat]),
+        "source": np.fromiter((r.source == "given" for r in flat), dtype=np.int8,
+                              count=len(flat)),
+    }
+    graders = {j: r.graders for j, r in enumerate(flat) if r.graders is not None}
+    inter["graders"] = graders or None
+    tools = [r.tool_correctness for r in flat]
+    has = np.fromiter((t is not None for t in tools), dtype=bool, count=len(tools))
+    inter["tool"] = has
+    present = [t for t in tools if t is not None]
+    for key in _TOOL_FLOATS:
+        inter[key] = np.array([getattr(t, key) for t in present], dtype=np.float64)
+    inter["tool_is_correct"] = np.fromiter((t.is_correct for t in present), dtype=bool,
+                                           count=len(present))
+    inter["tool_reasoning"] = Texts.of([t.reasoning for t in present])
+    inter["tool_evidence"] = Texts.of([t.utilization_evidence for t in present])
+    inter["tool_result_cut"] = np.fromiter((t.result_cut for t in present), dtype=bool,
+                                           count=len(present))
+    return inter, start
+
+
 class Columns:
     """The per-conversation and per-interaction fields of a run's results as arrays.
 
@@ -141,9 +175,19 @@ class Columns:
 
     @classmethod
     def build(cls, conversations: dict[str, Sequence[Any]],
-              interactions: Sequence[Sequence[InteractionResult]]) -> Columns:
+              interactions: Sequence[Sequence[InteractionResult | Any]]) -> Columns:
         """From per-conversation scalars (the ``AgenticMetric`` fields but the lists) and each
-        conversation's interaction results."""
+        conversation's interaction results (``InteractionResult``s, or tuples with its fields
+        by name: a run's judged interactions, ``metrics/agentic.py``)."""
+        inter, start = interaction_columns([r for rs in interactions for r in rs],
+                                           [len(rs) for rs in interactions])
+        return cls.with_interactions(conversations, inter, start)
+
+    @classmethod
+    def with_interactions(cls, conversations: dict[str, Sequence[Any]], inter: dict[str, Any],
+                          start: np.ndarray) -> Columns:
+        """From per-conversation scalars and the interaction columns (``interaction_columns``),
+        which a run reads its per-conversation counts from."""
         conv: dict[str, Any] = {}
         for key in ("session_id", "assistant_id", "task_id"):
             conv[key] = Texts.of(conversations[key])
@@ -159,35 +203,6 @@ class Columns:
         conv["threshold"] = np.asarray(conversations["threshold"], dtype=np.float64).reshape(-1)
         for key in _FLOATS:
             conv[key] = _floats(conversations[key])
-        lengths = [len(rs) for rs in interactions]
-        start = np.zeros(len(lengths) + 1, dtype=np.int64)
-        if lengths:
-            np.cumsum(lengths, out=start[1:])
-        flat = [r for rs in interactions for r in rs]
-        inter: dict[str, Any] = {
-            "qa_id": Texts.of([r.qa_id for r in flat]),
-            "score": _floats([r.score for r in flat]),
-            "reasoning": Texts.of([r.reasoning for r in flat]),
-            "is_correct": _tri([r.is_correct for r in flat]),
-            "judge_error": Texts.of([r.judge_error for r in flat]),
-            "judge_error_code": Texts.of([r.judge_error_code for r in flat]),
-            "source": np.fromiter((r.source == "given" for r in flat), dtype=np.int8,
-                                  count=len(flat)),
-        }
-        graders = {j: r.graders for j, r in enumerate(flat) if r.graders is not None}
-        inter["graders"] = graders or None
-        tools = [r.tool_correctness for r in flat]
-        has = np.fromiter((t is not None for t in tools), dtype=bool, count=len(tools))
-        inter["tool"] = has
-        present = [t for t in tools if t is not None]
-        for key in _TOOL_FLOATS:
-            inter[key] = np.array([getattr(t, key) for t in present], dtype=np.float64)
-        inter["tool_is_correct"] = np.fromiter((t.is_correct for t in present), dtype=bool,
-                                               count=len(present))
-        inter["tool_reasoning"] = Texts.of([t.reasoning for t in present])
-        inter["tool_evidence"] = Texts.of([t.utilization_evidence for t in present])
-        inter["tool_result_cut"] = np.fromiter((t.result_cut for t in present), dtype=bool,
-                                               count=len(present))
         return cls(conv, inter, start)
 
     @classmethod

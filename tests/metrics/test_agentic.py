@@ -334,3 +334,68 @@ def test_an_offline_run_makes_no_reference_cycles(source: str) -> None:
         gc.garbage.clear()
         gc.enable()
     assert garbage == []
+
+
+def test_offline_judging_a_chunk_at_a_time_changes_nothing(monkeypatch) -> None:
+    """The offline judge and the tool scoring take turns a chunk of interactions at a time, so
+    the evidence search finds each answer already parsed (metrics/agentic.py). The plain way
+    must give the same results and record: a judge of another type is run in one batch (every
+    answer judged, then every tool use scored), here a subclass with the offline rules, and
+    the evidence search reads the answer's numbers as it reads any text (``text_readings``)."""
+    import sys
+
+    from agenteval.core import load_datasets
+    from agenteval.judge.offline import OfflineJudge
+    from agenteval.metrics import evidence
+    from tests.conftest import DEMO, REPO
+
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    import synth
+
+    class OneBatch(OfflineJudge):
+        pass
+
+    for data in (load_datasets(DEMO), synth.conversations(300, seed=5)):  # 1,500: 3 chunks
+        chunked = Agentic.run(data, k=3, progress=False)
+        with monkeypatch.context() as patch:
+            patch.setattr(evidence, "_Answer", evidence._Query)
+            batched = Agentic.run(data, OneBatch(), k=3, progress=False)
+        dumped = [m.model_dump_json() for m in chunked]  # JSON: a NaN equals itself
+        assert dumped == [m.model_dump_json() for m in batched] and len(dumped) > 40
+        assert chunked.judge_run == batched.judge_run
+
+
+def test_a_judged_row_has_the_interaction_result_fields() -> None:
+    """The usual judged interaction reaches the columns as a tuple (no model is made), read by
+    field name like an ``InteractionResult``: its fields must be the model's, in order."""
+    from agenteval.metrics.agentic import _Judged
+    from agenteval.schemas.results import InteractionResult
+
+    assert _Judged._fields == tuple(InteractionResult.model_fields)
+
+
+def test_a_block_needs_the_whole_suite_exactly_when_it_has_rubrics_or_labels() -> None:
+    """A streamed run reads the whole suite instead where a block has a rubric or labels:
+    ``_needs_whole`` must say so exactly when the plain checks do."""
+    import random
+
+    from agenteval.core import load_datasets
+    from agenteval.core.labels import labels_from_datasets
+    from agenteval.metrics.agentic import _needs_whole
+    from tests.conftest import DEMO
+
+    def plain(block) -> bool:
+        return any(ds.rubric or any(b.rubric for b in ds.conversation) for ds in block) or bool(
+            len(labels_from_datasets(block)))
+
+    rng = random.Random(2)
+    for _ in range(40):
+        block = load_datasets(DEMO)[:rng.randint(0, 12)]
+        if block and rng.random() < 0.8:
+            ds = rng.choice(block)
+            field, value = rng.choice([("rubric", ["cites a source"]), ("label", True),
+                                       ("label", False), ("human_score", 0.0), ("rubric", [])])
+            target = ds if field == "rubric" and rng.random() < 0.3 else rng.choice(
+                ds.conversation)
+            setattr(target, field, value)
+        assert _needs_whole(block) == plain(block)

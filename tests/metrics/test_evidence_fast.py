@@ -99,3 +99,24 @@ def test_the_screen_gives_way_to_parsing_for_non_ascii_texts():
     assert echo.has_number(1200.0) and echo.has_number(3.0) and not echo.has_number(45.5)
     # below 1e-3 the absolute tolerance decides: 3e-13 is close to 5e-13, digits unlike
     assert evidence._Echo(evidence._Query("Is it 3e-13?"), {}).has_number(5e-13)
+
+
+def test_leading_digits_shortcut_is_the_definition():
+    """``_leading_digits`` writes the upper bound only when a carry may reach its sixth digit;
+    otherwise both keys must be what writing both bounds gives, also next to a carry."""
+    rng = random.Random(8)
+
+    def written(bound: str) -> str:  # "d.ddddddddddde+XX": its first six digits
+        return (bound[0] + bound[2:7]).rstrip("0")
+
+    near = [d * 10.0 ** e for d in (1.0, 9.99999, 9.999989, 1.999995, 1.2345697899, 4.99999)
+            for e in range(-3, 15)]
+    for _ in range(40000):
+        x = rng.choice(near) * (1 + rng.uniform(-3e-7, 3e-7)) if rng.random() < 0.5 else (
+            10 ** rng.uniform(-3, 300))
+        keys = evidence._leading_digits(x if rng.random() < 0.9 else -x)
+        m = abs(x)
+        if not 1e-3 <= m <= 1e300:
+            assert keys is None
+            continue
+        assert keys == (written(f"{m * (1 - 1e-8):.11e}"), written(f"{m * (1 + 1e-8):.11e}")), x

@@ -417,7 +417,8 @@ def test_scorer_raises_where_score_tool_use_does():
 
 
 def test_judged_interaction_results_equal_validated_ones():
-    """The judged case built without re-validation is what the validating constructor makes."""
+    """The judged case built without validation (a tuple) holds what the validating constructor
+    makes of the same values."""
     from agenteval.judge.base import JudgeFailure, Verdict
     from agenteval.metrics.agentic import _Given, _interaction_result
     from agenteval.results import RunSettings
@@ -441,8 +442,11 @@ def test_judged_interaction_results_equal_validated_ones():
                 tool_correctness=tool, judge_error=None, judge_error_code=None, source="judged",
                 is_correct=float(score) >= settings.threshold and (tool is None or tool.is_correct),
                 graders=None)
-            assert list(got.__dict__.items()) == list(want.__dict__.items())
-            assert got.model_fields_set == want.model_fields_set
-            assert got.model_dump_json() == want.model_dump_json()
+            # a tuple of the model's fields (metrics/agentic.py, _Judged), each of its type
+            assert [(f, type(v)) for f, v in zip(got._fields, got)] == \
+                [(f, type(v)) for f, v in want.__dict__.items()]
+            made = InteractionResult(**got._asdict())  # what the validating constructor makes
+            assert list(made.__dict__.items()) == list(want.__dict__.items())
+            assert made.model_dump_json() == want.model_dump_json()
         else:
             assert got.source == ("given" if isinstance(outcome, _Given) else "judged")
