@@ -16,13 +16,13 @@ a load spike on this shared machine hits both sides; every figure is a median ov
 ``--baseline REV`` runs every figure for agenteval as of git revision REV too (before/after in
 one run).
 
-Last run (``--sizes 1000 10000 --repeats 4 --baseline 26db914``, a quiet 2-core machine, load
-average 0.0 before, 1.1 after): --out / without on the demo 1.76x wall, 2.16x CPU (1.93 s
-against 1.09 s; 26db914 2.37x wall, 2.16x CPU: the figures are now drawn in a child forked
-before judging, so matplotlib's import and the drawing run beside the rest instead of after it;
-the CPU is the same); run + summary() / loading 6.39x at 10,000 conversations (6.91 s against
-1.08 s; 26db914 7.43x, 8.13 s) and 10.0x at 1,000 (11.5x); to_inference_data a second time
-0.000 s.
+Last run (``--sizes 10000 --repeats 5 --idata-size 0 --baseline 43ef072``, a quiet 2-core
+machine, load average 0.5 before, 0.8 after): --out / without on the demo 1.56x wall, 1.93x CPU
+(1.66 s against 1.10 s; 43ef072 1.54x, 1.90x: the CPU ratio of one checkout moves between 1.9x
+and 2.2x from run to run here); run + summary() / loading 4.9x at 10,000 conversations (5.15 s
+against 1.05 s; 43ef072 4.52x). This machine's speed swings by 10-25% within minutes: eight
+interleaved runs of each checkout gave 4.6x-5.2x and 4.7x-5.6x (medians 4.97x and 4.84x), while
+callgrind counts 8.6% fewer instructions in the run (35.7 G to 32.9 G at 10,000 conversations).
 Run: ``.venv/bin/python benchmarks/bench_mainjob.py [--baseline aa6c134]``.
 """
 
