@@ -32,7 +32,7 @@ from agenteval.core import jsonio
 from agenteval.errors import DataError
 
 __all__ = ["LABEL_FIELDS", "Label", "Labels", "load_labels", "labels_from_records",
-           "labels_from_datasets", "as_labels"]
+           "labels_from_datasets", "has_labels", "as_labels"]
 
 LABEL_FIELDS = ("session_id", "qa_id", "label", "human_score", "rater", "kind")
 """Keys allowed on one label record."""
@@ -253,6 +253,12 @@ def labels_from_datasets(datasets: Iterable[Any]) -> Labels:
             if score is not None:
                 out.append(Label(d.session_id, b.qa_id, float(score), True))
     return Labels(out, source="the data's label fields")
+
+
+def has_labels(datasets: Iterable[Any]) -> bool:
+    """Whether ``labels_from_datasets`` finds any (without building them)."""
+    return any(getattr(b, "label", None) is not None or getattr(b, "human_score", None) is not None
+               for d in datasets for b in d.conversation)
 
 
 def as_labels(labels: Any) -> Labels:

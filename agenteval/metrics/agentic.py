@@ -209,14 +209,13 @@ class Agentic:
                 bos_json_clause=bos_json_clause,
                 eos_json_clause=eos_json_clause,
             )
-            if graders or rubric is not None or grader_outcome is not None or any(
-                    ds.rubric or any(b.rubric for b in ds.conversation) for ds in datasets):
+            data_has_rubric = _has_rubric(datasets)
+            if graders or rubric is not None or grader_outcome is not None or data_has_rubric:
                 from agenteval.graders.run import resolve_graders
 
                 own_graders = resolve_graders(
                     graders, rubric=rubric, rubric_scale=rubric_scale, outcome=grader_outcome,
-                    data_has_rubric=any(ds.rubric or any(b.rubric for b in ds.conversation)
-                                        for ds in datasets))
+                    data_has_rubric=data_has_rubric)
             results = evaluate(datasets, judge, settings, strict=strict,
                                include_history=include_history, verbose=verbose,
                                progress=progress, graders=own_graders,
@@ -267,15 +266,16 @@ def _streamed(path: Any, judge: Judge, settings: RunSettings, *, strict: bool,
 
 
 def _needs_whole(block: Sequence[Dataset]) -> bool:
-    """A rubric, a label or a human score in the block (``core.labels.labels_from_datasets``
-    reads the last two), in one pass over its interactions."""
-    for ds in block:
-        if ds.rubric:
-            return True
-        for b in ds.conversation:
-            if b.rubric or b.label is not None or b.human_score is not None:
-                return True
-    return False
+    """A rubric or labels in the block: graders and the judge's calibration see the whole
+    suite at once."""
+    from agenteval.core.labels import has_labels
+
+    return _has_rubric(block) or has_labels(block)
+
+
+def _has_rubric(datasets: Sequence[Dataset]) -> bool:
+    """A rubric on a conversation or on one of its interactions."""
+    return any(ds.rubric or any(b.rubric for b in ds.conversation) for ds in datasets)
 
 
 def attach_labels(results: AgenticResults, datasets: Sequence[Dataset], labels: Any) -> None:
