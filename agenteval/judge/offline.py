@@ -343,7 +343,6 @@ class OfflineJudge(Judge):
 
         The bar counts a chunk of answers at a time: an update per answer cost about as much
         as judging one (the tool-scoring phase counts its chunks alike)."""
-        run = self.run_record
         from agenteval.judge.progress import Progress
 
         judge_one = self.judge_one
@@ -353,16 +352,17 @@ class OfflineJudge(Judge):
                 chunk = items[start:start + _PROGRESS_CHUNK]
                 outcomes.extend([judge_one(item) for item in chunk])
                 bar.update(len(chunk))
-        run.calls += len(items)
-        run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)
-        return outcomes
+        return self._recorded(outcomes)
 
     def judge_texts(self, pairs: Sequence[tuple[str, str | None]]) -> list[JudgeOutcome]:
         """``judge_sync`` of ``(answer, reference)`` pairs, all the rules read of an
         ``AnswerItem``, with no progress bar: for ``Agentic.run``, which makes no item per
         interaction and shows its own bar. The rules of this class (a subclass's ``judge_one``
         is not asked)."""
-        outcomes = [_judge_text(answer, reference) for answer, reference in pairs]
+        return self._recorded([_judge_text(answer, reference) for answer, reference in pairs])
+
+    def _recorded(self, outcomes: list[JudgeOutcome]) -> list[JudgeOutcome]:
+        """``outcomes``, counted in the run's record (calls, and failures among them)."""
         run = self.run_record
         run.calls += len(outcomes)
         run.errors += sum(isinstance(o, JudgeFailure) for o in outcomes)

@@ -18,7 +18,7 @@ tool use must still be correct). Every result says where it came from (``source`
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -472,19 +472,26 @@ _PROGRESS_CHUNK = 512
 scoring many of them)."""
 
 
-def _score_all(slots: Sequence[_Slot], settings: RunSettings,
-               progress: bool | None) -> list[ToolCorrectnessScore | None]:
-    """Tool scores of every interaction, with progress once the phase takes more than a moment
-    (see :mod:`agenteval.judge.progress`)."""
+def _chunks(slots: Sequence[_Slot], phase: str,
+            enabled: bool | None) -> Iterator[tuple[int, Sequence[_Slot]]]:
+    """``(start, chunk)`` of ``_PROGRESS_CHUNK`` slots at a time, the bar advanced after each,
+    shown once the phase takes more than a moment (see :mod:`agenteval.judge.progress`)."""
     from agenteval.judge.progress import Progress
 
-    scorer = _tool_scorer(settings)
-    scores: list[ToolCorrectnessScore | None] = []
-    with Progress(len(slots), "scoring tool use", enabled=progress) as bar:
+    with Progress(len(slots), phase, enabled=enabled) as bar:
         for start in range(0, len(slots), _PROGRESS_CHUNK):
             chunk = slots[start:start + _PROGRESS_CHUNK]
-            scores.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
+            yield start, chunk
             bar.update(len(chunk))
+
+
+def _score_all(slots: Sequence[_Slot], settings: RunSettings,
+               progress: bool | None) -> list[ToolCorrectnessScore | None]:
+    """Tool scores of every interaction."""
+    scorer = _tool_scorer(settings)
+    scores: list[ToolCorrectnessScore | None] = []
+    for _start, chunk in _chunks(slots, "scoring tool use", progress):
+        scores.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
     return scores
 
 
@@ -494,22 +501,16 @@ def _judge_and_score(judge: OfflineJudge, slots: Sequence[_Slot], graded: Sequen
     """The offline judge's outcomes (for the slots neither given nor graded) and every slot's
     tool score, a chunk of interactions at a time: an answer the judge has just read is still
     in the number parser's cache (``parse_text``) when the evidence search reads it."""
-    from agenteval.judge.progress import Progress
-
     scorer = _tool_scorer(settings)
     answers: list[Any] = []
     tools: list[ToolCorrectnessScore | None] = []
     enabled = judge.progress if progress is None else progress
-    with Progress(len(slots), "judging answers and scoring tool use (offline)",
-                  enabled=enabled) as bar:
-        for start in range(0, len(slots), _PROGRESS_CHUNK):
-            chunk = slots[start:start + _PROGRESS_CHUNK]
-            answers.extend(judge.judge_texts(
-                [(s.batch.assistant, s.batch.ground_truth_assistant)
-                 for s, g in zip(chunk, graded[start:start + _PROGRESS_CHUNK])
-                 if not s.given and g is None]))
-            tools.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
-            bar.update(len(chunk))
+    for start, chunk in _chunks(slots, "judging answers and scoring tool use (offline)", enabled):
+        answers.extend(judge.judge_texts(
+            [(s.batch.assistant, s.batch.ground_truth_assistant)
+             for s, g in zip(chunk, graded[start:start + _PROGRESS_CHUNK])
+             if not s.given and g is None]))
+        tools.extend([_score_tools(s.batch, settings, scorer=scorer) for s in chunk])
     return answers, tools
 
 
