@@ -454,7 +454,7 @@ def _evaluate_block(
         "source": ["given" if w else _source(g, m) for w, g, m in zip(whole, given,
                                                                       lengths.tolist())],
         "total_interactions": n, "correct_interactions": c,
-        "is_fully_correct": [bool(c_i) if w else False if x else None if k < m else True
+        "is_fully_correct": [bool(c_i) if w else _fully_correct(x, k, m)
                              for w, c_i, x, k, m in zip(whole, c.tolist(), wrong, known,
                                                         lengths.tolist())],
         "threshold": np.full(size, settings.threshold), "k": np.full(size, settings.k),
@@ -725,6 +725,13 @@ def _source(given: int, interactions: int) -> str:
     if interactions and given == interactions:
         return "given"
     return "judged" if interactions and not given else "mixed"
+
+
+def _fully_correct(wrong: int, judged: int, interactions: int) -> bool | None:
+    """False if an interaction is wrong; None if the rest are right but some are unjudged."""
+    if wrong:
+        return False
+    return None if judged < interactions else True
 
 
 def _raise_if_strict(strict: bool, outcomes: Sequence[Any], slots: Sequence[_Slot]) -> None:
