@@ -142,6 +142,19 @@ def test_report_indexes_every_conversation_and_drills_down_escaped(run_dir: Path
     assert "pass@" not in _article(page, one["drill"]) and "not fully correct" in _article(page, one["drill"])
 
 
+def test_the_judge_section_words_its_counts_once(run_dir: Path) -> None:
+    """The judge section says how many interactions were judged in its sentence, from the
+    results' own record of them (summary.judge['interactions'] in results.json), and shows no
+    Python repr of that record beside it."""
+    page = (run_dir / "report.html").read_text(encoding="utf-8")
+    section = page[page.index('<section id="judge">'):]
+    section = section[:section.index("</section>")]
+    counts = json.loads((run_dir / "results.json").read_text())["summary"]["judge"]["interactions"]
+    total, judged = counts["total"], counts["judged"]
+    assert f"<b>{judged} of {total} interactions judged ({judged / total:.1%}).</b>" in section
+    assert "{" not in section and "&#x27;total&#x27;" not in section
+
+
 def test_report_is_offline_and_only_its_own_script_may_run(run_dir: Path) -> None:
     page = (run_dir / "report.html").read_text(encoding="utf-8")
     # hostile text is text: never markup, never able to close the JSON block

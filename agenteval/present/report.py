@@ -335,7 +335,8 @@ def _judge_section(results: AgenticResults, summary: SuiteSummary) -> str:
     judged, total = summary.judged_share()
     share = judged / total if total else 1.0
     pairs = " &middot; ".join(f"<span class=muted>{_e(k)}</span> {_e(_fmt(v))}"
-                              for k, v in judge.items() if v is not None)
+                              for k, v in judge.items()
+                              if v is not None and k != "interactions")  # the sentence's counts
     out = ['<section id="judge"><h2>Judge</h2>',
            f"<p><b>{judged} of {total} interactions judged ({share:.1%}).</b> {pairs}</p>"]
     groups = group_failures(results)
